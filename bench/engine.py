@@ -1,0 +1,122 @@
+"""Engine speed: random full games per second in-process, and ``replay --jsonl`` on 5000.
+
+Run ``.venv/bin/python -m bench.engine``.  It prints measured figures and asserts
+nothing (this machine is shared and noisy).  ``--games`` and ``--players`` change
+the workload; ``--json`` prints the figures as one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.events import KALI
+from engine.game import RECORD_FORMAT
+from engine.rules import CARD_VALUES, ROUNDS, Board
+from engine.setup import random_setup
+
+NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
+
+
+def random_games_per_second(players: int, games: int, seed: int = 1) -> float:
+    """Play ``games`` random games on the bare board; games per second."""
+    rng = random.Random(seed)
+    names = NAMES[:players]
+    setups = [random_setup(names, 32, rng) for _ in range(64)]
+    starts = []
+    for setup in setups:
+        spaces = setup.positions(32)
+        starts.append((setup.rhino, [spaces[n] for n in (*names, KALI)], setup.dung))
+    hands = [list(range(CARD_VALUES)) for _ in range(players + 1)]
+    shuffle = rng.shuffle
+    began = time.perf_counter()
+    for game in range(games):
+        rhino, positions, dung = starts[game & 63]
+        board = Board(32, rhino, positions, dung)
+        for hand in hands:
+            shuffle(hand)
+        play = board.play_round
+        for r in range(ROUNDS):
+            play([hand[r] for hand in hands])
+    return games / (time.perf_counter() - began)
+
+
+def random_records(count: int, seed: int = 2) -> list[dict[str, object]]:
+    """``count`` random full records of 3 to 7 players."""
+    rng = random.Random(seed)
+    records = []
+    for _ in range(count):
+        names = list(NAMES[:rng.randint(3, 7)])
+        setup = random_setup(names, 32, rng)
+        hands = {name: rng.sample(range(CARD_VALUES), CARD_VALUES) for name in names}
+        kali = rng.sample(range(CARD_VALUES), CARD_VALUES)
+        rounds = [{"cards": {n: hands[n][r] for n in names}, "kali": kali[r]}
+                  for r in range(ROUNDS)]
+        records.append({"format": RECORD_FORMAT, "track_length": 32, "players": names,
+                        "setup": setup.to_dict(), "rounds": rounds})
+    return records
+
+
+def time_replay_command(count: int, runs: int = 3, workers: int | None = None) -> list[float]:
+    """Seconds for ``kalimambo replay --jsonl`` on ``count`` games, ``runs`` times."""
+    command = [str(Path(sys.executable).with_name("kalimambo")), "replay", "--jsonl"]
+    if workers:
+        command += ["--workers", str(workers)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "games.jsonl")
+        path.write_text("".join(json.dumps(r) + "\n" for r in random_records(count)))
+        times = []
+        for _ in range(runs):
+            began = time.perf_counter()
+            done = subprocess.run([*command, str(path)], capture_output=True, check=True)
+            times.append(time.perf_counter() - began)
+            lines = done.stdout.count(b"\n")
+            if lines != count:
+                raise RuntimeError(f"replay wrote {lines} results for {count} games")
+    return times
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.engine", description=__doc__)
+    parser.add_argument("--games", type=int, default=30000)
+    parser.add_argument("--players", type=int, default=5)
+    parser.add_argument("--replay-games", type=int, default=5000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    in_process = [random_games_per_second(args.players, args.games, seed) for seed in (1, 2, 3)]
+    both = time_replay_command(args.replay_games)
+    one = time_replay_command(args.replay_games, workers=1)
+    figures = {
+        "cpu_cores": os.cpu_count(),
+        "in_process_games_per_second": round(max(in_process)),
+        "in_process_runs": [round(x) for x in in_process],
+        "replay_jsonl_games": args.replay_games,
+        "replay_jsonl_seconds_median": round(statistics.median(both), 3),
+        "replay_jsonl_games_per_second": round(args.replay_games / statistics.median(both)),
+        "replay_jsonl_one_core_games_per_second": round(
+            args.replay_games / statistics.median(one)),
+    }
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print(f"random {args.players}-player games in-process: "
+              f"{figures['in_process_games_per_second']:,} games/s (best of 3: "
+              f"{', '.join(f'{x:,}' for x in figures['in_process_runs'])})")
+        print(f"kalimambo replay --jsonl, {args.replay_games} games: "
+              f"{figures['replay_jsonl_seconds_median']} s median of 3 = "
+              f"{figures['replay_jsonl_games_per_second']:,} games/s "
+              f"({figures['replay_jsonl_one_core_games_per_second']:,} games/s on one core)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

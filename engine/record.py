@@ -1,0 +1,158 @@
+"""Game records (``kalimambo-record/1``, RECORD.md): validation and replay.
+
+``parse_record`` turns decoded JSON into a checked ``Record`` or raises
+``RecordError`` whose message names the key and the reason, counting rounds from
+1 in the words (``rounds[3].cards.Ben: 7 was already played in round 2``).
+``replay`` gives the replay result.  Both stay lean: ``kalimambo replay --jsonl``
+runs them thousands of times a second.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import RecordError, SetupError
+from engine.events import KALI, Event, Reveal, RoundEnd
+from engine.game import RECORD_FORMAT, Game, PlayedRound
+from engine.rules import CARD_VALUES, ROUNDS, Board, leaders
+from engine.setup import Setup, check_players, check_setup, check_track_length
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A checked game record."""
+
+    players: tuple[str, ...]
+    track_length: int
+    setup: Setup
+    rounds: tuple[PlayedRound, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": RECORD_FORMAT,
+            "track_length": self.track_length,
+            "players": list(self.players),
+            "setup": self.setup.to_dict(),
+            "rounds": [{"cards": dict(zip(self.players, r.cards, strict=True)),
+                        "kali": r.kali} for r in self.rounds],
+        }
+
+    def to_game(self) -> Game:
+        """A ``Game`` at the end of this record, ready to go on (or undo)."""
+        game = Game(self.players, self.setup, self.track_length)
+        for played in self.rounds:
+            game.play_round(dict(zip(self.players, played.cards, strict=True)), played.kali)
+        return game
+
+
+def _card_value(value: object) -> bool:
+    return type(value) is int and 0 <= value < CARD_VALUES  # type: ignore[operator]
+
+
+def parse_record(data: object) -> Record:
+    """Check decoded JSON against RECORD.md; raise ``RecordError`` on the first fault."""
+    if not isinstance(data, dict):
+        raise RecordError("record: must be a JSON object")
+    fmt = data.get("format")
+    if fmt != RECORD_FORMAT:
+        raise RecordError(f"format: expected \"{RECORD_FORMAT}\", got {_show(fmt)}")
+    try:
+        players = check_players(data.get("players"))
+        setup_data = data.get("setup")
+        heaps = setup_data.get("dung") if isinstance(setup_data, dict) else None
+        track_length = check_track_length(
+            data.get("track_length"), len(players),
+            len(heaps) if isinstance(heaps, list) else 0)
+        setup = check_setup(setup_data, players, track_length)
+    except SetupError as error:
+        raise RecordError(str(error)) from None
+    rounds = data.get("rounds", [])
+    if not isinstance(rounds, list):
+        raise RecordError("rounds: must be a list of rounds")
+    if len(rounds) > ROUNDS:
+        raise RecordError(f"rounds: {len(rounds)} rounds; a game has at most {ROUNDS}")
+    played_in: list[dict[int, int]] = [{} for _ in players]
+    kali_played: dict[int, int] = {}
+    parsed: list[PlayedRound] = []
+    for number, entry in enumerate(rounds, 1):
+        key = f"rounds[{number - 1}]"
+        if not isinstance(entry, dict):
+            raise RecordError(f"{key}: must be an object with cards and kali")
+        cards = entry.get("cards")
+        if not isinstance(cards, dict):
+            raise RecordError(f"{key}.cards: must map each player to a card")
+        for name in cards:
+            if name not in players:
+                raise RecordError(f"{key}.cards.{name}: not a player of this game")
+        row: list[int] = []
+        for seat, name in enumerate(players):
+            if name not in cards:
+                raise RecordError(f"{key}.cards.{name}: missing (every player plays a card)")
+            card = cards[name]
+            if not _card_value(card):
+                raise RecordError(f"{key}.cards.{name}: {_show(card)} is not a card (0 to 11)")
+            earlier = played_in[seat].get(card)
+            if earlier is not None:
+                raise RecordError(f"{key}.cards.{name}: {card} was already played "
+                                  f"in round {earlier}")
+            played_in[seat][card] = number
+            row.append(card)
+        if "kali" not in entry:
+            raise RecordError(f"{key}.kali: missing (Kali's card)")
+        kali = entry["kali"]
+        if not _card_value(kali):
+            raise RecordError(f"{key}.kali: {_show(kali)} is not a card (0 to 11)")
+        earlier = kali_played.get(kali)
+        if earlier is not None:
+            raise RecordError(f"{key}.kali: {kali} was already played in round {earlier}")
+        kali_played[kali] = number
+        parsed.append(PlayedRound(tuple(row), kali))
+    return Record(players, track_length, setup, tuple(parsed))
+
+
+def _show(value: object) -> str:
+    """A short, readable rendering of a bad value for a message."""
+    text = repr(value) if not isinstance(value, str) else f"\"{value}\""
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def replay(record: Record, with_events: bool = False) -> dict[str, Any]:
+    """The replay result of RECORD.md: final state, winners and one snapshot a round.
+
+    With ``with_events``, each snapshot also carries that round's events.
+    """
+    players = record.players
+    names = (*players, KALI)
+    start = record.setup.positions(record.track_length)
+    board = Board(record.track_length, record.setup.rhino,
+                  [start[name] for name in names], record.setup.dung)
+    snapshots: list[dict[str, Any]] = []
+    for number, played in enumerate(record.rounds, 1):
+        events: list[Event] | None = None
+        if with_events:
+            events = [Reveal(number, dict(zip(players, played.cards, strict=True)),
+                             played.kali)]
+        board.play_round((*played.cards, played.kali), names, events)
+        snapshot: dict[str, Any] = {
+            "round": number,
+            "rhino": board.rhino,
+            "positions": dict(zip(names, board.positions, strict=True)),
+            "minus_points": dict(zip(players, board.minus, strict=True)),
+        }
+        if events is not None:
+            over = number == ROUNDS
+            events.append(RoundEnd(number, snapshot["minus_points"], over,
+                                   tuple(players[i] for i in leaders(board.minus))
+                                   if over else ()))
+            snapshot["events"] = [event.to_dict() for event in events]
+        snapshots.append(snapshot)
+    return {
+        "rounds_played": len(record.rounds),
+        "finished": len(record.rounds) == ROUNDS,
+        "rhino": board.rhino,
+        "positions": dict(zip(names, board.positions, strict=True)),
+        "minus_points": dict(zip(players, board.minus, strict=True)),
+        "winners": [players[i] for i in leaders(board.minus)],
+        "snapshots": snapshots,
+    }

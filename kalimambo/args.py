@@ -1,0 +1,25 @@
+"""An argument parser whose mistakes end in one line and exit status 2 (API.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+
+class UsageError(Exception):
+    """Bad input on the command line or in a file named there: one line, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse`` that prints a one-line message instead of usage plus error."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
+        sys.exit(2)
+
+
+def fail(prog: str, message: str) -> int:
+    """Print the one-line message for bad input and give exit status 2."""
+    sys.stderr.write(f"{prog}: {message}\n")
+    return 2
