@@ -47,7 +47,7 @@ class Record:
 
 
 def _card_value(value: object) -> bool:
-    return type(value) is int and 0 <= value < CARD_VALUES  # type: ignore[operator]
+    return type(value) is int and 0 <= value < CARD_VALUES
 
 
 def parse_record(data: object) -> Record:

@@ -96,9 +96,11 @@ class Board:
             card = cards[figure]
             if card == previous:
                 if events is not None and names is not None:
-                    reason = "zero" if card == 0 else "tie"
-                    events.append(Stay(names[figure], card, positions[figure], reason,
-                                       names[actor] if card else None))
+                    if card:
+                        events.append(Stay(names[figure], card, positions[figure], "tie",
+                                           names[actor]))
+                    else:
+                        events.append(Stay(names[figure], card, positions[figure], "zero"))
                 continue
             previous = card
             actor = figure

@@ -1,0 +1,133 @@
+"""The engine's commands: ``kalimambo replay`` and ``kalimambo setup``."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import parse_record, replay
+from kalimambo.replay_cmd import PARALLEL_FROM, replay_batch
+from tests.helpers import ROOT, load_vector, random_record, vector_files
+
+KALIMAMBO = [sys.executable, "-m", "kalimambo"]
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*KALIMAMBO, *args], capture_output=True, text=True, cwd=ROOT,
+                          input=stdin, timeout=120)
+
+
+def test_replay_prints_the_expected_result() -> None:
+    path = vector_files()[0]
+    done = run("replay", str(path))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == load_vector(path)["expected"]
+
+
+def test_replay_reads_a_bare_record_from_stdin() -> None:
+    vector = load_vector(vector_files()[-1])
+    done = run("replay", "-", stdin=json.dumps(vector["record"]))
+    assert json.loads(done.stdout) == vector["expected"]
+
+
+def test_replay_events_are_added_on_request() -> None:
+    vector = load_vector(vector_files()[5])
+    done = run("replay", "--events", str(vector_files()[5]))
+    result = json.loads(done.stdout)
+    events = result["snapshots"][0]["events"]
+    assert events[0]["type"] == "reveal" and events[-1]["type"] == "round_end"
+    for snapshot in result["snapshots"]:
+        del snapshot["events"]
+    assert result == vector["expected"]
+
+
+def test_jsonl_takes_records_and_wrappers_one_result_per_line(tmp_path: Path) -> None:
+    vectors = [load_vector(p) for p in vector_files()]
+    lines = [json.dumps(v if i % 2 else v["record"]) for i, v in enumerate(vectors)]
+    path = tmp_path / "games.jsonl"
+    path.write_text("\n".join(lines) + "\n\n")
+    done = run("replay", "--jsonl", str(path))
+    assert done.returncode == 0, done.stderr
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert results == [v["expected"] for v in vectors]
+
+
+def test_jsonl_bad_line_writes_nothing_and_names_the_line(tmp_path: Path) -> None:
+    vectors = [load_vector(p)["record"] for p in vector_files()]
+    broken = dict(vectors[2], track_length=2000)
+    lines = [json.dumps(r) for r in (vectors[0], vectors[1], broken, vectors[3])]
+    path = tmp_path / "games.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    done = run("replay", "--jsonl", str(path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().startswith("kalimambo replay: line 3: track_length: 2000")
+    assert done.stderr.count("\n") == 1
+
+
+def test_parallel_batch_gives_the_same_results_in_order() -> None:
+    rng = random.Random(7)
+    records = [random_record(rng, rng.randint(3, 7), rng.randint(12, 40))
+               for _ in range(PARALLEL_FROM + 50)]
+    lines = [json.dumps(r).encode() for r in records]
+    parallel = replay_batch(lines, workers=2)
+    assert [json.loads(line) for line in parallel] == [replay(parse_record(r)) for r in records]
+
+
+def test_parallel_batch_reports_the_first_bad_line() -> None:
+    rng = random.Random(8)
+    lines = [json.dumps(random_record(rng, 4)).encode() for _ in range(PARALLEL_FROM + 10)]
+    lines[300] = b"{not json"
+    lines[350] = b"[]"
+    with pytest.raises(Exception, match=r"^line 301: "):
+        replay_batch(lines, workers=2)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["replay", "--bogus", "x.json"], "unrecognized arguments: --bogus"),
+    (["replay", "/nonexistent/game.json"], "cannot read /nonexistent/game.json"),
+    (["replay"], "the following arguments are required: file"),
+    (["frobnicate"], "unknown command 'frobnicate'"),
+    (["setup", "--players", "9"], "--players 9: the game takes 3 to 7 players"),
+    (["setup", "--players", "3", "--track", "5"], "--track: 5 spaces is too short"),
+    (["setup", "--players", "3", "--names", "Ana,Ana,Ben"], "Ana is named twice"),
+])
+def test_bad_command_lines_end_in_one_line_and_exit_2(args: list[str], message: str) -> None:
+    done = run(*args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert message in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_not_json_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text("{\"format\": ")
+    done = run("replay", str(path))
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("players", [3, 5, 7])
+def test_setup_prints_a_legal_random_setup(players: int) -> None:
+    first = run("setup", "--players", str(players), "--seed", "11")
+    again = run("setup", "--players", str(players), "--seed", "11")
+    other = run("setup", "--players", str(players), "--seed", "12")
+    assert first.returncode == 0 and first.stdout == again.stdout != other.stdout
+    record = json.loads(first.stdout)
+    parsed = parse_record(record)
+    assert len(parsed.players) == players and len(parsed.setup.dung) == 6
+
+
+def test_replay_imports_only_the_engine() -> None:
+    """``replay`` must start fast: no Flask, no GPIO, no web or firmware packages."""
+    path = vector_files()[0]
+    code = (f"import sys; from kalimambo.cli import main; main(['replay', {str(path)!r}]); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('flask', 'gpiozero', 'web', 'firmware', 'werkzeug', 'gevent', 'gunicorn')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
