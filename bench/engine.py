@@ -27,27 +27,33 @@ from engine.setup import random_setup
 NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
 
 
-def random_games_per_second(players: int, games: int, seed: int = 1) -> float:
-    """Play ``games`` random games on the bare board; games per second."""
+def random_games_per_second(players: int, games: int, seed: int = 1) -> tuple[float, float]:
+    """Random games on the bare board: (games/s with cards dealt beforehand,
+    games/s counting the dealing with ``random.shuffle`` too)."""
     rng = random.Random(seed)
     names = NAMES[:players]
-    setups = [random_setup(names, 32, rng) for _ in range(64)]
     starts = []
-    for setup in setups:
+    for _ in range(64):
+        setup = random_setup(names, 32, rng)
         spaces = setup.positions(32)
         starts.append((setup.rhino, [spaces[n] for n in (*names, KALI)], setup.dung))
     hands = [list(range(CARD_VALUES)) for _ in range(players + 1)]
     shuffle = rng.shuffle
     began = time.perf_counter()
-    for game in range(games):
-        rhino, positions, dung = starts[game & 63]
-        board = Board(32, rhino, positions, dung)
+    deals = []
+    for _ in range(games):
         for hand in hands:
             shuffle(hand)
-        play = board.play_round
-        for r in range(ROUNDS):
-            play([hand[r] for hand in hands])
-    return games / (time.perf_counter() - began)
+        deals.append([[hand[r] for hand in hands] for r in range(ROUNDS)])
+    dealing = time.perf_counter() - began
+    began = time.perf_counter()
+    for game, rounds in enumerate(deals):
+        rhino, positions, dung = starts[game & 63]
+        play = Board(32, rhino, positions, dung).play_round
+        for cards in rounds:
+            play(cards)
+    playing = time.perf_counter() - began
+    return games / playing, games / (playing + dealing)
 
 
 def random_records(count: int, seed: int = 2) -> list[dict[str, object]]:
@@ -66,11 +72,15 @@ def random_records(count: int, seed: int = 2) -> list[dict[str, object]]:
     return records
 
 
-def time_replay_command(count: int, runs: int = 3, workers: int | None = None) -> list[float]:
-    """Seconds for ``kalimambo replay --jsonl`` on ``count`` games, ``runs`` times."""
+def time_replay_command(count: int, runs: int = 3, workers: int | None = None,
+                        baseline: bool = False) -> list[float]:
+    """Seconds for ``kalimambo replay --jsonl`` on ``count`` games, ``runs`` times
+    (or, with ``baseline``, for the straightforward replay in ``bench.straightforward``)."""
     command = [str(Path(sys.executable).with_name("kalimambo")), "replay", "--jsonl"]
     if workers:
         command += ["--workers", str(workers)]
+    if baseline:
+        command = [sys.executable, "-m", "bench.straightforward"]
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder, "games.jsonl")
         path.write_text("".join(json.dumps(r) + "\n" for r in random_records(count)))
@@ -92,29 +102,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--replay-games", type=int, default=5000)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    in_process = [random_games_per_second(args.players, args.games, seed) for seed in (1, 2, 3)]
+    runs = [random_games_per_second(args.players, args.games, seed) for seed in (1, 2, 3)]
+    in_process = [play for play, _ in runs]
+    with_dealing = [total for _, total in runs]
     both = time_replay_command(args.replay_games)
     one = time_replay_command(args.replay_games, workers=1)
+    plain = time_replay_command(args.replay_games, baseline=True)
     figures = {
         "cpu_cores": os.cpu_count(),
         "in_process_games_per_second": round(max(in_process)),
         "in_process_runs": [round(x) for x in in_process],
+        "in_process_with_dealing_games_per_second": round(max(with_dealing)),
         "replay_jsonl_games": args.replay_games,
         "replay_jsonl_seconds_median": round(statistics.median(both), 3),
         "replay_jsonl_games_per_second": round(args.replay_games / statistics.median(both)),
         "replay_jsonl_one_core_games_per_second": round(
             args.replay_games / statistics.median(one)),
+        "straightforward_games_per_second": round(args.replay_games / statistics.median(plain)),
+        "speedup_over_straightforward": round(statistics.median(plain) / statistics.median(both),
+                                              1),
     }
     if args.json:
         print(json.dumps(figures))
     else:
         print(f"random {args.players}-player games in-process: "
               f"{figures['in_process_games_per_second']:,} games/s (best of 3: "
-              f"{', '.join(f'{x:,}' for x in figures['in_process_runs'])})")
+              f"{', '.join(f'{x:,}' for x in figures['in_process_runs'])}); "
+              f"{figures['in_process_with_dealing_games_per_second']:,} games/s counting "
+              "the dealing (random.shuffle of every hand)")
         print(f"kalimambo replay --jsonl, {args.replay_games} games: "
               f"{figures['replay_jsonl_seconds_median']} s median of 3 = "
               f"{figures['replay_jsonl_games_per_second']:,} games/s "
               f"({figures['replay_jsonl_one_core_games_per_second']:,} games/s on one core)")
+        print(f"straightforward replay (stdlib json, distances measured afresh): "
+              f"{figures['straightforward_games_per_second']:,} games/s; "
+              f"kalimambo replay --jsonl is {figures['speedup_over_straightforward']}x faster")
     return 0
 
 

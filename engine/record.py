@@ -72,6 +72,48 @@ def parse_record(data: object) -> Record:
         raise RecordError("rounds: must be a list of rounds")
     if len(rounds) > ROUNDS:
         raise RecordError(f"rounds: {len(rounds)} rounds; a game has at most {ROUNDS}")
+    parsed = _rounds_fast(rounds, players)
+    if parsed is None:
+        parsed = _rounds_checked(rounds, players)
+    return Record(players, track_length, setup, tuple(parsed))
+
+
+def _rounds_fast(rounds: list[Any], players: tuple[str, ...]) -> list[PlayedRound] | None:
+    """The rounds of a good record, or None at the first fault of any kind.
+
+    Most records are good, so this lean pass runs first; only a faulty record
+    goes through ``_rounds_checked`` to find the words for its fault.
+    """
+    count = len(players)
+    used = [0] * count
+    kali_used = 0
+    parsed: list[PlayedRound] = []
+    for entry in rounds:
+        if type(entry) is not dict:
+            return None
+        cards = entry.get("cards")
+        if type(cards) is not dict or len(cards) != count:
+            return None
+        row = []
+        for seat, name in enumerate(players):
+            card = cards.get(name)
+            if type(card) is not int or not 0 <= card < CARD_VALUES:
+                return None
+            bit = 1 << card
+            if used[seat] & bit:
+                return None
+            used[seat] |= bit
+            row.append(card)
+        kali = entry.get("kali")
+        if type(kali) is not int or not 0 <= kali < CARD_VALUES or kali_used & (1 << kali):
+            return None
+        kali_used |= 1 << kali
+        parsed.append(PlayedRound(tuple(row), kali))
+    return parsed
+
+
+def _rounds_checked(rounds: list[Any], players: tuple[str, ...]) -> list[PlayedRound]:
+    """Check the rounds one rule at a time; raise ``RecordError`` naming the first fault."""
     played_in: list[dict[int, int]] = [{} for _ in players]
     kali_played: dict[int, int] = {}
     parsed: list[PlayedRound] = []
@@ -108,7 +150,7 @@ def parse_record(data: object) -> Record:
             raise RecordError(f"{key}.kali: {kali} was already played in round {earlier}")
         kali_played[kali] = number
         parsed.append(PlayedRound(tuple(row), kali))
-    return Record(players, track_length, setup, tuple(parsed))
+    return parsed
 
 
 def _show(value: object) -> str:
@@ -134,11 +176,12 @@ def replay(record: Record, with_events: bool = False) -> dict[str, Any]:
             events = [Reveal(number, dict(zip(players, played.cards, strict=True)),
                              played.kali)]
         board.play_round((*played.cards, played.kali), names, events)
+        # zip without strict=: the lengths match by construction, and this is the hot loop.
         snapshot: dict[str, Any] = {
             "round": number,
             "rhino": board.rhino,
-            "positions": dict(zip(names, board.positions, strict=True)),
-            "minus_points": dict(zip(players, board.minus, strict=True)),
+            "positions": dict(zip(names, board.positions)),  # noqa: B905
+            "minus_points": dict(zip(players, board.minus)),  # noqa: B905
         }
         if events is not None:
             over = number == ROUNDS

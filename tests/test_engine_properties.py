@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench import reference_rules
 from engine import (
     KALI,
     Dung,
@@ -23,7 +24,6 @@ from engine import (
     random_setup,
     replay,
 )
-from tests import reference_rules
 from tests.helpers import NAMES, random_record
 
 

@@ -178,3 +178,34 @@ def test_cli_refuses_with_one_line_and_exit_2(tmp_path: Path, data: Any, message
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and message in done.stderr
+
+
+def test_the_lean_and_the_careful_round_checks_agree() -> None:
+    """Good rounds take a fast path; it must accept exactly what the careful one does."""
+    import random
+
+    from engine.record import _rounds_checked, _rounds_fast
+    from tests.helpers import random_record
+
+    rng = random.Random(5)
+    for _ in range(300):
+        record = random_record(rng, rng.randint(3, 7), rounds=rng.randint(0, 12))
+        players = tuple(record["players"])
+        rounds = record["rounds"]
+        if rounds and rng.random() < 0.7:
+            entry = rng.choice(rounds)
+            kind = rng.randrange(4)
+            if kind == 0:
+                entry["cards"][rng.choice(players)] = rng.randrange(-1, 13)
+            elif kind == 1:
+                entry["kali"] = rng.randrange(-1, 13)
+            elif kind == 2:
+                entry["cards"]["Zoe"] = 1
+            else:
+                del entry["cards"][rng.choice(players)]
+        fast = _rounds_fast(rounds, players)
+        try:
+            careful: object = _rounds_checked(rounds, players)
+        except RecordError:
+            careful = None
+        assert fast == careful
