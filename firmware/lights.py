@@ -1,0 +1,208 @@
+"""The lights the table drives: the show, the output pipeline and a backend, on a thread.
+
+The table calls ``update(view, new_events)`` after every change and never waits
+on the strip: frames are computed on a background thread (a greenlet under
+gevent's monkey patching), and a strip that fails to start or fails mid-game
+only turns ``status()`` not-ok; frames keep being computed, ``frame()`` keeps
+answering, and ``retry()`` tries the strip again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from firmware.backends import DEVICE_TREE_MODEL, Backend, detect_backend, make_backend
+from firmware.board import BACKENDS, BoardConfig
+from firmware.output import Output
+from firmware.scene import RGB
+from firmware.show import Show
+
+log = logging.getLogger(__name__)
+
+IDLE_WAIT_S = 1.0
+"""With a still picture the thread only wakes this often (or when told)."""
+
+Cue = Callable[[str], None]
+
+
+class Lights:
+    """The strip as the table sees it (docs/CONTRACTS.md "Lights")."""
+
+    def __init__(self, board: BoardConfig, strip: str = "auto", *,
+                 clock: Callable[[], float] = time.monotonic, run_thread: bool = True,
+                 model_path: str | Path = DEVICE_TREE_MODEL, on_cue: Cue | None = None,
+                 backend_factory: Callable[[str, BoardConfig], Backend] | None = None
+                 ) -> None:
+        if strip not in BACKENDS:
+            raise ValueError(f"unknown strip {strip!r}: use one of {', '.join(BACKENDS)}")
+        self.board = board
+        self.requested = strip
+        self.backend_name = detect_backend(model_path) if strip == "auto" else strip
+        self.clock = clock
+        self.on_cue = on_cue
+        self._factory = backend_factory or make_backend
+        self._lock = threading.RLock()
+        self._backend_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._closed = False
+        self.show = Show(board.spaces, board.pacing, board.pause_ms)
+        self.output = Output(board)
+        self._override: list[RGB] | None = None
+        self._frame: list[RGB] = [(0, 0, 0)] * board.led_count
+        self._sent: list[RGB] | None = None
+        self.backend: Backend | None = None
+        self._error: str | None = None
+        self._start_backend()
+        self._thread: threading.Thread | None = None
+        if run_thread:
+            self._thread = threading.Thread(target=self._run, name="lights", daemon=True)
+            self._thread.start()
+
+    # -- the strip ----------------------------------------------------------------
+    def _start_backend(self) -> None:
+        with self._backend_lock:
+            try:
+                backend = self._factory(self.backend_name, self.board)
+                backend.start()
+            except Exception as error:
+                self.backend, self._error = None, str(error) or type(error).__name__
+                log.error("lights: the %s strip did not start: %s", self.backend_name,
+                          self._error)
+                return
+            self.backend, self._error, self._sent = backend, None, None
+            log.info("lights: %s strip started, %d LEDs", self.backend_name,
+                     self.board.led_count)
+
+    def _send(self, frame: list[RGB]) -> None:
+        with self._backend_lock:
+            backend = self.backend
+            if backend is None or frame == self._sent:
+                return
+            try:
+                backend.show(frame)
+                self._sent = frame
+            except Exception as error:
+                self._error = str(error) or type(error).__name__
+                self.backend = None
+                log.error("lights: the %s strip failed: %s (the table goes on; retry from "
+                          "the host page)", self.backend_name, self._error)
+                try:
+                    backend.close()
+                except Exception:
+                    log.debug("lights: closing the failed strip failed too", exc_info=True)
+
+    def retry(self) -> dict[str, Any]:
+        """Start the strip again (after a failure, or to pick up a fixed cable)."""
+        with self._backend_lock:
+            old, self.backend = self.backend, None
+        if old is not None:
+            try:
+                old.close()
+            except Exception:
+                log.debug("lights: closing the old strip failed", exc_info=True)
+        self._start_backend()
+        self._wake.set()
+        return self.status()
+
+    # -- what the table calls -----------------------------------------------------
+    def update(self, view: Mapping[str, Any],
+               new_events: Sequence[Mapping[str, Any]] | None = None) -> None:
+        """The table's latest public view; ``new_events`` are animated first."""
+        with self._lock:
+            self.show.update(view, new_events, self.clock())
+        self._wake.set()
+
+    def next_step(self) -> bool:
+        """Advance one event in step pacing; false if nothing was waiting."""
+        with self._lock:
+            moved = self.show.next_step(self.clock())
+        self._wake.set()
+        return moved
+
+    def set_pacing(self, mode: str, pause_ms: int | None = None) -> None:
+        """``auto`` (with ``pause_ms`` per event) or ``step`` (``next_step`` advances)."""
+        with self._lock:
+            self.show.set_pacing(mode, pause_ms)
+        self._wake.set()
+
+    def set_override(self, leds: Sequence[RGB] | None) -> None:
+        """Show this LED-by-LED picture instead of the game (builder tools); None ends it."""
+        with self._lock:
+            self._override = list(leds) if leds is not None else None
+        self._wake.set()
+
+    def frame(self) -> list[tuple[int, int, int]]:
+        """The frame the strip shows now, after gamma and power limiting, LED order."""
+        with self._lock:
+            return list(self._frame)
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            playing = self.show.playing
+            waiting = self.show.waiting(self.clock())
+            pacing = self.show.pacing
+        return {"backend": self.backend_name, "ok": self._error is None,
+                "error": self._error, "pacing": pacing, "playing": playing,
+                "waiting": waiting}
+
+    def close(self) -> None:
+        """Stop the thread and blank and release the strip."""
+        self._closed = True
+        self._wake.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+        with self._backend_lock:
+            backend, self.backend = self.backend, None
+        if backend is not None:
+            try:
+                backend.show([(0, 0, 0)] * self.board.led_count)
+                backend.close()
+            except Exception as error:
+                log.warning("lights: closing the strip: %s", error)
+
+    # -- the loop -----------------------------------------------------------------
+    def tick(self, now: float | None = None) -> list[RGB]:
+        """Compute the frame for ``now`` and send it: one turn of the loop."""
+        with self._lock:
+            when = self.clock() if now is None else now
+            cues = self.show.advance(when)
+            if self._override is not None:
+                leds = self._override
+            else:
+                top, under = self.show.draw(when)
+                leds = self.output.leds_from_spaces(top, under)
+            frame = self.output.finish(leds)
+            self._frame = frame
+        self._send(frame)
+        if self.on_cue is not None:
+            for cue in cues:
+                try:
+                    self.on_cue(cue)
+                except Exception:
+                    log.exception("lights: the %s cue failed", cue)
+        return frame
+
+    def _run(self) -> None:
+        period = 1.0 / self.board.fps
+        while not self._closed:
+            started = time.monotonic()
+            self._wake.clear()
+            try:
+                self.tick()
+            except Exception:
+                log.exception("lights: computing a frame failed")
+            with self._lock:
+                moving = self.show.animated() and self._override is None
+            wait = period - (time.monotonic() - started) if moving else IDLE_WAIT_S
+            self._wake.wait(max(0.0, wait))
+
+
+def create_lights(board: BoardConfig, strip: str | None = None, **options: Any) -> Lights:
+    """The table's lights on ``strip`` (auto, sim, ws281x or pio; None: the board
+    file's choice), started at once; a strip that fails shows in ``status()``."""
+    return Lights(board, strip or board.backend, **options)

@@ -1,0 +1,88 @@
+"""From space colours to the bytes' worth the strip gets: layout, gamma, power limit.
+
+The limiter estimates current as WLED does (sum of channel values x mA per LED
+at full white / (255 x 3), plus each LED's idle current) and scales the frame
+down so the estimate never exceeds the supply.  The bound is worked out once in
+exact arithmetic and the per-frame check is integer-only, so "never" holds
+without rounding slack and a frame costs a few hundred microseconds at most.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+from firmware.board import BoardConfig
+from firmware.scene import DARK, RGB
+
+FULL_WHITE_SUM = 255 * 3
+
+
+def gamma_table(gamma: float, max_brightness: float) -> tuple[int, ...]:
+    """Channel value 0..255 -> output value, with gamma and the brightness cap.
+
+    >>> gamma_table(1.0, 1.0)[200], gamma_table(2.0, 0.5)[255], gamma_table(2.2, 1.0)[0]
+    (200, 127, 0)
+    """
+    return tuple(int(255 * max_brightness * (v / 255) ** gamma) for v in range(256))
+
+
+def channel_budget(board: BoardConfig) -> int:
+    """The largest sum of all channel values whose estimated current fits the supply."""
+    idle = Fraction(board.idle_ma_per_led) * board.led_count
+    spare = Fraction(board.supply_ma) - idle
+    if spare <= 0:
+        return 0
+    return math.floor(spare * FULL_WHITE_SUM / Fraction(board.ma_per_led))
+
+
+def estimate_ma(frame: Sequence[RGB], board: BoardConfig) -> Fraction:
+    """The estimated current of a frame in mA, exactly (WLED's estimate)."""
+    total = sum(r + g + b for r, g, b in frame)
+    return (Fraction(total) * Fraction(board.ma_per_led) / FULL_WHITE_SUM
+            + Fraction(board.idle_ma_per_led) * board.led_count)
+
+
+def limit_power(frame: list[RGB], budget: int) -> list[RGB]:
+    """``frame`` scaled down, if needed, so its channel sum is at most ``budget``."""
+    total = 0
+    for r, g, b in frame:
+        total += r + g + b
+    if total <= budget:
+        return frame
+    return [(r * budget // total, g * budget // total, b * budget // total)
+            for r, g, b in frame]
+
+
+class Output:
+    """Turns a drawn scene into the frame sent to the strip, for one board."""
+
+    def __init__(self, board: BoardConfig) -> None:
+        self.board = board
+        self.led_count = board.led_count
+        self.layout = board.layout
+        self.lut = gamma_table(board.gamma, board.max_brightness)
+        self.budget = channel_budget(board)
+
+    def leds_from_spaces(self, top: Sequence[RGB], under: Sequence[RGB | None] = ()
+                         ) -> list[RGB]:
+        """One colour per LED from one per space; a space with two or more LEDs shows
+        the heap under a figure on its last LED."""
+        leds = [DARK] * self.led_count
+        layout = self.layout
+        for space, colour in enumerate(top):
+            space_leds = layout[space]
+            for led in space_leds:
+                leds[led] = colour
+            if under and len(space_leds) > 1:
+                below = under[space]
+                if below is not None:
+                    leds[space_leds[-1]] = below
+        return leds
+
+    def finish(self, leds: Sequence[RGB]) -> list[RGB]:
+        """Gamma and brightness cap, then the power limit: what the strip shows."""
+        lut = self.lut
+        out = [(lut[r], lut[g], lut[b]) for r, g, b in leds]
+        return limit_power(out, self.budget)

@@ -1,0 +1,138 @@
+"""What stands where on the track, and the colours the strip shows for it.
+
+The scene is read from the table's public view (API.md) and drawn as one colour
+per space: figures over Mambo over heaps, empty spaces dark.  Animations change
+a copy of the scene event by event, so the picture after the last event is the
+same one the view describes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.events import KALI
+
+RGB = tuple[int, int, int]
+DARK: RGB = (0, 0, 0)
+
+EXPLORER_COLOURS: dict[str, RGB] = {
+    # Chosen on cheap WS2812s: saturated primaries where the wood is a primary,
+    # yellow and orange pulled apart in red, the natural wood a warm white.
+    "green": (0, 255, 0),
+    "yellow": (255, 190, 0),
+    "violet": (150, 0, 255),
+    "red": (255, 0, 0),
+    "blue": (0, 0, 255),
+    "orange": (255, 55, 0),
+    "natural": (255, 170, 90),
+}
+KALI_COLOUR: RGB = (150, 200, 255)
+"""Kali's figure is black; a cold white reads as "the odd one" and is never an explorer."""
+MAMBO_COLOUR: RGB = (0, 230, 200)
+"""Mambo is grey; turquoise keeps him well apart from the red explorer and from Kali."""
+DUNG_COLOUR: RGB = (140, 80, 0)
+"""Heaps are a dim amber (brown does not survive gamma on an LED): there, not a figure."""
+SPLAT_COLOUR: RGB = (255, 120, 10)
+FALLBACK_COLOURS: tuple[RGB, ...] = tuple(EXPLORER_COLOURS.values())
+
+
+def colour_of_seat(colour_name: object, seat: int) -> RGB:
+    """The strip colour for a seat's wooden colour name (a seat without one gets
+    the colour of its position in the seat list, so it still shows)."""
+    if isinstance(colour_name, str) and colour_name in EXPLORER_COLOURS:
+        return EXPLORER_COLOURS[colour_name]
+    return FALLBACK_COLOURS[seat % len(FALLBACK_COLOURS)]
+
+
+def scale(colour: RGB, factor: float) -> RGB:
+    """``colour`` dimmed (or brightened, capped at 255) by ``factor``."""
+    r, g, b = colour
+    return (min(255, int(r * factor)), min(255, int(g * factor)), min(255, int(b * factor)))
+
+
+def mix(a: RGB, b: RGB, t: float) -> RGB:
+    """The colour ``t`` of the way from ``a`` to ``b``."""
+    return (int(a[0] + (b[0] - a[0]) * t), int(a[1] + (b[1] - a[1]) * t),
+            int(a[2] + (b[2] - a[2]) * t))
+
+
+@dataclass(slots=True)
+class Scene:
+    """Figures, Mambo and heaps on a track of ``spaces`` spaces."""
+
+    spaces: int
+    figures: dict[str, int] = field(default_factory=dict)
+    colours: dict[str, RGB] = field(default_factory=dict)
+    rhino: int | None = None
+    dung: tuple[int, ...] = ()
+
+    def copy(self) -> Scene:
+        return Scene(self.spaces, dict(self.figures), dict(self.colours), self.rhino,
+                     self.dung)
+
+    def colour(self, figure: str) -> RGB:
+        return self.colours.get(figure, KALI_COLOUR)
+
+    def draw(self) -> tuple[list[RGB], list[RGB | None]]:
+        """One colour per space (figure, else Mambo, else heap, else dark), and the
+        heap under a figure or Mambo where there is one (shown when a space has
+        LEDs to spare)."""
+        top: list[RGB] = [DARK] * self.spaces
+        under: list[RGB | None] = [None] * self.spaces
+        for space in self.dung:
+            top[space] = DUNG_COLOUR
+        if self.rhino is not None:
+            if top[self.rhino] == DUNG_COLOUR:
+                under[self.rhino] = DUNG_COLOUR
+            top[self.rhino] = MAMBO_COLOUR
+        for name, space in self.figures.items():
+            if space in self.dung:
+                under[space] = DUNG_COLOUR
+            top[space] = self.colour(name)
+        return top, under
+
+
+def map_space(space: int, track_length: int, spaces: int) -> int:
+    """A space of the game's track on the board's track (they match unless the host
+    started a game on a different length than the board file says)."""
+    if track_length == spaces:
+        return space % spaces
+    return (space * spaces // track_length) % spaces
+
+
+def seat_colours(view: Mapping[str, Any]) -> dict[str, RGB]:
+    """Every seat's strip colour by name, plus Kali's."""
+    colours: dict[str, RGB] = {}
+    seats = view.get("seats") or []
+    for i, seat in enumerate(seats):
+        if isinstance(seat, Mapping) and isinstance(seat.get("name"), str):
+            colours[seat["name"]] = colour_of_seat(seat.get("colour"), i)
+    colours[KALI] = KALI_COLOUR
+    return colours
+
+
+def scene_from_view(view: Mapping[str, Any], spaces: int) -> Scene:
+    """The scene a public view describes (positions, Mambo, heaps), on ``spaces`` spaces.
+
+    Missing or odd parts of the view are left out rather than refused: the strip
+    shows what it can, and the table never stops because of it.
+    """
+    length = view.get("track_length")
+    if not isinstance(length, int) or isinstance(length, bool) or length <= 0:
+        length = spaces
+    colours = seat_colours(view)
+    figures: dict[str, int] = {}
+    positions = view.get("positions") or {}
+    if isinstance(positions, Mapping):
+        for name, space in positions.items():
+            if isinstance(space, int) and not isinstance(space, bool):
+                figures[str(name)] = map_space(space, length, spaces)
+    rhino_value = view.get("rhino")
+    rhino = (map_space(rhino_value, length, spaces)
+             if isinstance(rhino_value, int) and not isinstance(rhino_value, bool) else None)
+    dung_value = view.get("dung") or []
+    dung = tuple(sorted({map_space(d, length, spaces) for d in dung_value
+                         if isinstance(d, int) and not isinstance(d, bool)}))
+    return Scene(spaces, figures, colours, rhino, dung)
