@@ -1,0 +1,180 @@
+"""Shared fixtures for the table's tests.
+
+- ``app`` / ``client``: the Flask app on a temporary data dir (bots and hints run
+  inline, so every test is deterministic), and its test client.
+- ``host_token``: logs in as host on that client (PIN 1234).
+- ``start_server``: a factory for a real ``kalimambo serve`` process on a free port
+  (gunicorn + gevent, simulated strip), waited for until it answers; killed at the end.
+- ``server``: one such process, started.
+- ``http``: a tiny JSON client for a real server: ``http(method, url, body, token)``
+  returns ``(status, json)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PIN = "1234"
+
+HttpResult = tuple[int, Any]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def http(method: str, url: str, body: Any = None, token: str | None = None,
+         timeout: float = 10.0) -> HttpResult:
+    """One JSON request; answers ``(status, parsed body)`` for 2xx and 4xx alike."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+class ServerProcess:
+    """``kalimambo serve`` as a real process (its own session, so it dies whole)."""
+
+    def __init__(self, data_dir: Path, port: int | None = None, pin: str = PIN,
+                 extra: tuple[str, ...] = ()) -> None:
+        self.data_dir = data_dir
+        self.port = port or free_port()
+        self.pin = pin
+        self.extra = extra
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = data_dir.parent / f"server-{self.port}.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> ServerProcess:
+        command = [sys.executable, "-m", "kalimambo", "serve", "--host", "127.0.0.1",
+                   "--port", str(self.port), "--data-dir", str(self.data_dir),
+                   "--host-pin", self.pin, "--strip", "sim", *self.extra]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, env=env,
+                                         start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}: "
+                                   + self.log.read_text(errors="replace")[-2000:])
+            try:
+                status, _ = http("GET", f"{self.url}/api/v1/state", timeout=2.0)
+                if status == 200:
+                    return self
+            except OSError:
+                pass
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError("server did not answer in time: "
+                           + self.log.read_text(errors="replace")[-2000:])
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Signal the whole process group (gunicorn master and worker) and reap it."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=15)
+        # The worker may outlive the master by a moment: wait until the port is free.
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    pass
+            except OSError:
+                break
+            time.sleep(0.05)
+        self.proc = None
+
+    def worker_pids(self) -> list[int]:
+        """The gunicorn worker(s): children of the master."""
+        if self.proc is None:
+            return []
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        try:
+            return [int(pid) for pid in children.read_text().split()]
+        except OSError:
+            return []
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Any]:
+    from web.app import create_app
+
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": PIN,
+                      "STRIP": "sim", "RUNNER": "inline",
+                      "JOIN_URL": "http://192.0.2.10:8000/", "HEARTBEAT": 0.2})
+    yield app
+    app.extensions["kalimambo"].close()
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture
+def host_token(client: Any) -> str:
+    response = client.post("/api/v1/host", json={"pin": PIN})
+    assert response.status_code == 200, response.json
+    token: str = response.json["token"]
+    return token
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+    started: list[ServerProcess] = []
+
+    def start(data_dir: Path | None = None, port: int | None = None,
+              extra: tuple[str, ...] = ()) -> ServerProcess:
+        server = ServerProcess(data_dir or tmp_path / "data", port, extra=extra)
+        started.append(server)
+        return server.start()
+
+    yield start
+    for server in started:
+        server.kill()
+
+
+@pytest.fixture
+def server(start_server: Callable[..., ServerProcess]) -> ServerProcess:
+    return start_server()
+
+
+@pytest.fixture(name="http")
+def http_fixture() -> Callable[..., HttpResult]:
+    return http

@@ -1,0 +1,253 @@
+"""The JSON API, version 1 (API.md, plus docs/API-extensions.md).
+
+Thin: each route reads its input, calls the table, and answers.  The table checks
+everything and raises ``ApiError`` before changing anything.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+import orjson
+from flask import Blueprint, Response, current_app, request
+
+from web.errors import ApiError, bad_request
+from web.service import TableService
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+def service() -> TableService:
+    found: TableService = current_app.extensions["kalimambo"]
+    return found
+
+
+def answer(data: Any, status: int = 200) -> Response:
+    response = Response(orjson.dumps(data), status=status, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def raw_answer(body: bytes) -> Response:
+    response = Response(body, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def bearer() -> str | None:
+    """The token from ``Authorization: Bearer <token>``, or None."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def body() -> dict[str, Any]:
+    """The request's JSON object; an empty body counts as ``{}``.
+
+    Too big (over 4 KB) is refused by Flask's MAX_CONTENT_LENGTH with 413.
+    """
+    data = request.get_data(cache=True)
+    if not data.strip():
+        return {}
+    if request.mimetype != "application/json":
+        raise ApiError(415, "not_json", "Please send JSON (Content-Type: application/json).")
+    try:
+        parsed = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise bad_request("bad_json", "That request is not valid JSON.") from None
+    if not isinstance(parsed, dict):
+        raise bad_request("bad_json", "Please send a JSON object.")
+    return parsed
+
+
+# -- anyone ---------------------------------------------------------------------------
+@bp.get("/state")
+def state() -> Response:
+    return raw_answer(service().table.current.view_json)
+
+
+@bp.get("/events")
+def events() -> Response:
+    """Server-Sent Events; ``?token=`` (a seat's) marks that seat as connected."""
+    svc = service()
+    token = request.args.get("token") or bearer()
+    table = svc.table
+
+    def start(q: Any) -> bytes:
+        with table.lock:
+            svc.broadcaster.subscribe(q)
+            table.stream_opened(token)
+            return _message(table)
+
+    stream = svc.broadcaster.stream(start, on_close=lambda: table.stream_closed(token))
+    response = Response(stream, mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+def _message(table: Any) -> bytes:
+    from web.events import message
+
+    result: bytes = message(table.current)
+    return result
+
+
+@bp.get("/record")
+def record() -> Response:
+    return answer(service().table.record())
+
+
+@bp.get("/games")
+def games() -> Response:
+    return answer({"games": service().table.games()})
+
+
+@bp.get("/games/<int:game_id>/record")
+def game_record(game_id: int) -> Response:
+    return answer(service().table.game_record(game_id))
+
+
+@bp.get("/leds")
+def leds() -> Response:
+    return answer({"leds": [list(rgb) for rgb in service().lights_frame()]})
+
+
+@bp.get("/local")
+def local() -> Response:
+    """The host PIN, only for a page opened on the Pi itself (the board on its screen)."""
+    try:
+        is_local = ipaddress.ip_address(request.remote_addr or "").is_loopback
+    except ValueError:
+        is_local = False
+    if not is_local:
+        return answer({"local": False})
+    return answer({"local": True, "pin": service().pin})
+
+
+@bp.post("/join")
+def join() -> Response:
+    name, token = service().table.join(body().get("name"))
+    return answer({"name": name, "token": token}, 201)
+
+
+# -- a seat ---------------------------------------------------------------------------
+@bp.get("/me")
+def me() -> Response:
+    return answer(service().table.me(bearer()))
+
+
+@bp.post("/pick")
+def pick() -> Response:
+    data = body()
+    return answer(service().table.pick(bearer(), data.get("round"), data.get("card")))
+
+
+@bp.get("/hint")
+def hint() -> Response:
+    return answer(service().table.hint(bearer()))
+
+
+# -- the host -------------------------------------------------------------------------
+def host_only() -> TableService:
+    svc = service()
+    svc.table.host.check(bearer())
+    return svc
+
+
+@bp.post("/host")
+def host_login() -> Response:
+    data = body()
+    if "pin" not in data:
+        raise bad_request("bad_pin", "Please type the host PIN.")
+    token = service().table.host.login(data["pin"], request.remote_addr or "?")
+    return answer({"token": token})
+
+
+@bp.get("/host")
+def host_check() -> Response:
+    host_only()
+    return answer({"host": True})
+
+
+@bp.post("/host/start")
+def host_start() -> Response:
+    svc = host_only()
+    data = body()
+    svc.table.start(data.get("setup"))
+    return raw_answer(svc.table.current.view_json)
+
+
+@bp.post("/host/bots")
+def host_bots() -> Response:
+    svc = host_only()
+    data = body()
+    names = svc.table.add_bots(data.get("count"), data.get("level"))
+    return answer({"names": names}, 201)
+
+
+@bp.post("/host/seats")
+def host_seat() -> Response:
+    """A seat played from the host page, for a player without a phone."""
+    svc = host_only()
+    name, token = svc.table.join(body().get("name"), hosted=True)
+    return answer({"name": name, "token": token}, 201)
+
+
+@bp.post("/host/remove")
+def host_remove() -> Response:
+    svc = host_only()
+    svc.table.remove_seat(body().get("name"))
+    return raw_answer(svc.table.current.view_json)
+
+
+@bp.get("/host/seats/<name>/me")
+def host_seat_me(name: str) -> Response:
+    """A hosted seat's private view, for the host page (no seat token needed)."""
+    svc = host_only()
+    return answer(svc.table.hosted_me(name))
+
+
+@bp.post("/host/seats/<name>/pick")
+def host_seat_pick(name: str) -> Response:
+    svc = host_only()
+    data = body()
+    return answer(svc.table.hosted_pick(name, data.get("round"), data.get("card")))
+
+
+@bp.post("/host/undo")
+def host_undo() -> Response:
+    svc = host_only()
+    body()
+    svc.table.undo()
+    return raw_answer(svc.table.current.view_json)
+
+
+@bp.post("/host/new")
+def host_new() -> Response:
+    svc = host_only()
+    svc.table.new_game(body().get("keep_seats", False))
+    return raw_answer(svc.table.current.view_json)
+
+
+@bp.post("/host/settings")
+def host_settings() -> Response:
+    svc = host_only()
+    return answer(svc.settings(body()))
+
+
+@bp.post("/host/lights/retry")
+def host_lights_retry() -> Response:
+    svc = host_only()
+    body()
+    return answer(svc.lights_action("retry"))
+
+
+@bp.post("/host/lights/next")
+def host_lights_next() -> Response:
+    svc = host_only()
+    body()
+    return answer(svc.lights_action("next_step"))

@@ -1,0 +1,123 @@
+"""The app factory (flaskr style): one table service per app, none in module globals."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+
+from web.errors import ApiError
+from web.events import Broadcaster
+from web.host import HostAuth, stored_pin
+from web.lights import open_lights
+from web.netaddr import join_url
+from web.service import TableService
+from web.store import Store
+from web.table import Table
+from web.tasks import InlineRunner, ThreadRunner, default_runner
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 4096
+DB_NAME = "kalimambo.sqlite3"
+
+HTTP_MESSAGES = {
+    404: ("not_found", "There is nothing here."),
+    405: ("method_not_allowed", "That request does not work on this address."),
+    413: ("too_large", "That request is too big (more than 4 KB)."),
+    415: ("not_json", "Please send JSON (Content-Type: application/json)."),
+}
+
+DEFAULTS: dict[str, Any] = {
+    "DATA_DIR": "data",       # where the SQLite file lives
+    "HOST_PIN": None,         # else the board file's [host] pin, else one kept in the store
+    "STRIP": "sim",           # auto | sim | ws281x | pio
+    "BOARD": None,            # a firmware.board.BoardConfig; None: default_board()
+    "PORT": 8000,             # for the join URL
+    "JOIN_URL": None,         # None: the Pi's LAN address (or kalimambo.local)
+    "RUNNER": "auto",         # bots and hints: auto | thread | inline
+    "HEARTBEAT": 15.0,        # seconds between SSE heartbeat comments
+}
+
+
+def _board(config: dict[str, Any]) -> Any:
+    if config["BOARD"] is not None:
+        return config["BOARD"]
+    try:
+        from firmware.board import default_board
+    except ImportError:
+        return None
+    return default_board()
+
+
+def _runner(name: str) -> InlineRunner:
+    if name == "inline":
+        return InlineRunner()
+    if name == "thread":
+        return ThreadRunner()
+    return default_runner()
+
+
+def build_service(config: dict[str, Any]) -> TableService:
+    """Open the store, the lights and the table from the app's config."""
+    board = _board(config)
+    track_length = int(getattr(board, "spaces", 32))
+    led_count = int(getattr(board, "led_count", track_length))
+    store = Store(Path(config["DATA_DIR"]) / DB_NAME)
+    pin = config["HOST_PIN"] or getattr(board, "host_pin", None) or stored_pin(store)
+    lights = open_lights(board, config["STRIP"], led_count)
+    table = Table(store, track_length, HostAuth(store, str(pin)),
+                  join_url=config["JOIN_URL"] or join_url(int(config["PORT"])),
+                  runner=_runner(config["RUNNER"]), lights_status=lights.status)
+    return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), str(pin))
+
+
+def _json_error(status: int, code: str, message: str,
+                headers: dict[str, str] | None = None) -> Response:
+    import orjson
+
+    response = Response(orjson.dumps({"error": {"code": code, "message": message}}),
+                        status=status, mimetype="application/json", headers=headers)
+    return response
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """The Flask app with its table service on ``app.extensions["kalimambo"]``."""
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.config["JSON_SORT_KEYS"] = False
+    if test_config:
+        app.config.update(test_config)
+    service = build_service(app.config)
+    app.extensions["kalimambo"] = service
+    app.extensions["kalimambo.table"] = service.table
+
+    @app.errorhandler(ApiError)
+    def api_error(error: ApiError) -> Response:
+        return _json_error(error.status, error.code, error.message, error.headers)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Any:
+        if not request.path.startswith("/api/"):
+            return error
+        status = error.code or 500
+        code, message = HTTP_MESSAGES.get(status, ("bad_request", "That request did "
+                                                                  "not work."))
+        return _json_error(status, code, message)
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> Any:
+        log.exception("unexpected error on %s", request.path)
+        return _json_error(500, "server_error", "Something went wrong on the table: "
+                                                "please try again.")
+
+    from web.api import bp as api_bp
+    from web.pages import bp as pages_bp
+
+    app.register_blueprint(api_bp)
+    app.register_blueprint(pages_bp)
+    return app

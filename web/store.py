@@ -1,0 +1,259 @@
+"""Where the table keeps everything: SQLite (standard library) in the data dir.
+
+WAL with ``synchronous=FULL``: each write below is one committed transaction when the
+method returns, so the table acknowledges a join, pick or round only once it would
+survive a pulled plug.  The table calls the store under its own lock; the store keeps
+no state of its own beyond the connection.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created REAL NOT NULL,
+    started REAL,
+    finished REAL,
+    archived INTEGER NOT NULL DEFAULT 0,
+    track_length INTEGER NOT NULL,
+    players TEXT,
+    setup TEXT,
+    kali_deck TEXT
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    pos INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    colour TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    hosted INTEGER NOT NULL DEFAULT 0,
+    bot_level TEXT,
+    PRIMARY KEY (game_id, pos)
+);
+CREATE TABLE IF NOT EXISTS picks (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    round INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    card INTEGER NOT NULL,
+    PRIMARY KEY (game_id, round, name)
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    round INTEGER NOT NULL,
+    cards TEXT NOT NULL,
+    kali INTEGER NOT NULL,
+    PRIMARY KEY (game_id, round)
+);
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS host_tokens (
+    token_hash TEXT PRIMARY KEY,
+    created REAL NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    pos: int
+    name: str
+    colour: str
+    token_hash: str
+    hosted: bool
+    bot_level: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    id: int
+    created: float
+    started: float | None
+    finished: float | None
+    archived: bool
+    track_length: int
+    players: list[str] | None
+    setup: dict[str, Any] | None
+    kali_deck: list[int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRow:
+    round: int
+    cards: dict[str, int]
+    kali: int
+
+
+class Store:
+    """One SQLite file; every method that writes commits before it returns."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> None:
+        """Run statements as one transaction: all of them are on disk, or none."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for sql, params in statements:
+                db.execute(sql, params)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    # -- settings ----------------------------------------------------------------
+    def setting(self, key: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set_settings(self, values: dict[str, Any]) -> None:
+        self._write(*(("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) "
+                       "DO UPDATE SET value = excluded.value", (key, json.dumps(value)))
+                      for key, value in values.items()))
+
+    # -- host tokens ---------------------------------------------------------------
+    def host_tokens(self) -> set[str]:
+        return {row[0] for row in self._db.execute("SELECT token_hash FROM host_tokens")}
+
+    def add_host_token(self, token_hash: str) -> None:
+        self._write(("INSERT OR IGNORE INTO host_tokens (token_hash, created) VALUES (?, ?)",
+                     (token_hash, time.time())))
+
+    # -- games -------------------------------------------------------------------
+    def _game(self, row: tuple[Any, ...]) -> GameRow:
+        return GameRow(row[0], row[1], row[2], row[3], bool(row[4]), row[5],
+                       *(json.loads(value) if value else None for value in row[6:9]))
+
+    _GAME_COLUMNS = ("id, created, started, finished, archived, track_length, players, setup, "
+                     "kali_deck")
+
+    def current_game(self) -> GameRow | None:
+        row = self._db.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE archived = 0 "
+                               "ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else self._game(row)
+
+    def game(self, game_id: int) -> GameRow | None:
+        row = self._db.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?",
+                               (game_id,)).fetchone()
+        return None if row is None else self._game(row)
+
+    def games(self) -> list[GameRow]:
+        rows = self._db.execute(f"SELECT {self._GAME_COLUMNS} FROM games ORDER BY id")
+        return [self._game(row) for row in rows]
+
+    def new_game(self, track_length: int, archive: int | None = None,
+                 seats: Sequence[SeatRow] = ()) -> int:
+        """Archive ``archive`` (if any) and open a new lobby with ``seats``, at once."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if archive is not None:
+                db.execute("UPDATE games SET archived = 1 WHERE id = ?", (archive,))
+                db.execute("DELETE FROM picks WHERE game_id = ?", (archive,))
+            cursor = db.execute("INSERT INTO games (created, track_length) VALUES (?, ?)",
+                                (time.time(), track_length))
+            game_id = int(cursor.lastrowid or 0)
+            if archive is not None:
+                # The archive keeps players and rounds; seats (and tokens) leave it,
+                # moving to the new game when kept.
+                db.execute("DELETE FROM seats WHERE game_id = ?", (archive,))
+            for seat in seats:
+                db.execute(*self._seat_insert(game_id, seat))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return game_id
+
+    def start_game(self, game_id: int, players: list[str], setup: dict[str, Any],
+                   kali_deck: list[int], seats: list[SeatRow]) -> None:
+        """Fix the players, set-up and Kali's deck; seats are renumbered in play order."""
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            ("UPDATE games SET started = ?, players = ?, setup = ?, kali_deck = ? WHERE id = ?",
+             (time.time(), json.dumps(players), json.dumps(setup), json.dumps(kali_deck),
+              game_id)),
+            ("DELETE FROM seats WHERE game_id = ?", (game_id,)),
+        ]
+        statements += [self._seat_insert(game_id, seat) for seat in seats]
+        self._write(*statements)
+
+    def set_finished(self, game_id: int, finished: bool) -> None:
+        self._write(("UPDATE games SET finished = ? WHERE id = ?",
+                     (time.time() if finished else None, game_id)))
+
+    # -- seats ---------------------------------------------------------------------
+    @staticmethod
+    def _seat_insert(game_id: int, seat: SeatRow) -> tuple[str, tuple[Any, ...]]:
+        return ("INSERT INTO seats (game_id, pos, name, colour, token_hash, hosted, bot_level) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, seat.pos, seat.name, seat.colour, seat.token_hash,
+                 int(seat.hosted), seat.bot_level))
+
+    def seats(self, game_id: int) -> list[SeatRow]:
+        rows = self._db.execute("SELECT pos, name, colour, token_hash, hosted, bot_level "
+                                "FROM seats WHERE game_id = ? ORDER BY pos", (game_id,))
+        return [SeatRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+
+    def add_seats(self, game_id: int, seats: list[SeatRow]) -> None:
+        self._write(*(self._seat_insert(game_id, seat) for seat in seats))
+
+    def replace_seats(self, game_id: int, seats: list[SeatRow]) -> None:
+        """The game's seats become exactly ``seats`` (a removal renumbers the rest)."""
+        self._write(("DELETE FROM seats WHERE game_id = ?", (game_id,)),
+                    *(self._seat_insert(game_id, seat) for seat in seats))
+
+    # -- picks and rounds ----------------------------------------------------------
+    def picks(self, game_id: int, round_no: int) -> dict[str, int]:
+        rows = self._db.execute("SELECT name, card FROM picks WHERE game_id = ? AND round = ?",
+                                (game_id, round_no))
+        return {name: card for name, card in rows}
+
+    def set_pick(self, game_id: int, round_no: int, name: str, card: int) -> None:
+        self._write(("INSERT INTO picks (game_id, round, name, card) VALUES (?, ?, ?, ?) "
+                     "ON CONFLICT(game_id, round, name) DO UPDATE SET card = excluded.card",
+                     (game_id, round_no, name, card)))
+
+    def add_round(self, game_id: int, round_no: int, cards: dict[str, int], kali: int,
+                  finished: bool) -> None:
+        """The resolved round and the end of its picks, in one transaction."""
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            ("INSERT INTO rounds (game_id, round, cards, kali) VALUES (?, ?, ?, ?)",
+             (game_id, round_no, json.dumps(cards), kali)),
+            ("DELETE FROM picks WHERE game_id = ? AND round <= ?", (game_id, round_no)),
+        ]
+        if finished:
+            statements.append(("UPDATE games SET finished = ? WHERE id = ?",
+                               (time.time(), game_id)))
+        self._write(*statements)
+
+    def undo_round(self, game_id: int, round_no: int) -> None:
+        """Take ``round_no`` back: the round, any picks made since, the finish mark."""
+        self._write(
+            ("DELETE FROM rounds WHERE game_id = ? AND round = ?", (game_id, round_no)),
+            ("DELETE FROM picks WHERE game_id = ? AND round >= ?", (game_id, round_no)),
+            ("UPDATE games SET finished = NULL WHERE id = ?", (game_id,)),
+        )
+
+    def rounds(self, game_id: int) -> list[RoundRow]:
+        rows = self._db.execute("SELECT round, cards, kali FROM rounds WHERE game_id = ? "
+                                "ORDER BY round", (game_id,))
+        return [RoundRow(r[0], json.loads(r[1]), r[2]) for r in rows]

@@ -1,0 +1,533 @@
+"""The table: lobby, start, picking, resolving, undo and new game, kept in the store.
+
+One ``Table`` per app.  Every change runs under one lock, is committed to the store
+before it is applied in memory (so a refused or failed write changes nothing), and
+ends in ``_changed``: a new public view, its JSON made once, handed to the listeners
+(event streams, lights).  While a round is open the public view says only *whether*
+each seat has picked.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import random
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from engine.errors import PlayError, SetupError
+from engine.game import Game, shuffled_deck
+from engine.rules import ROUNDS
+from engine.setup import Setup, check_setup, check_track_length, random_setup
+from web import bots
+from web.errors import ApiError, bad_request, conflict
+from web.host import HostAuth
+from web.seats import (
+    BOT_NAMES,
+    MAX_SEATS,
+    MIN_SEATS,
+    Seat,
+    clean_name,
+    free_colour,
+    new_token,
+    table_full,
+    token_hash,
+)
+from web.store import SeatRow, Store
+from web.tasks import InlineRunner
+
+PACINGS = ("auto", "step")
+VERSION_EPOCH = 1_000_000
+"""``version`` is restarts x 10^6 + changes since: it keeps growing across restarts."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What listeners get after every change."""
+
+    version: int
+    view: dict[str, Any]
+    view_json: bytes
+    events: list[dict[str, Any]] | None
+
+
+Listener = Callable[[Change], None]
+
+
+def _seed(*parts: object) -> int:
+    """A seed that is the same in every process (``hash`` of a str is not)."""
+    digest = hashlib.sha256(repr(parts).encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+class Table:
+    """The game at the table and everything around it (seats, host, settings)."""
+
+    def __init__(self, store: Store, track_length: int, host: HostAuth, *,
+                 join_url: str = "", runner: InlineRunner | None = None,
+                 lights_status: Callable[[], dict[str, Any]] | None = None) -> None:
+        self.store = store
+        self.track_length = track_length
+        self.host = host
+        self.join_url = join_url
+        self.runner = runner or InlineRunner()
+        self.lights_status = lights_status or (lambda: {"backend": "none", "ok": False,
+                                                        "error": None})
+        self.lock = threading.RLock()
+        self.listeners: list[Listener] = []
+        self._streams: dict[str, int] = {}
+        self._epoch = 0
+        """Grows on every undo and new game: a bot's late pick for an older state is dropped."""
+        epoch = int(store.setting("restarts", 0)) + 1
+        store.set_settings({"restarts": epoch})
+        self.version = epoch * VERSION_EPOCH
+        self.hints = bool(store.setting("hints", False))
+        self.pacing = str(store.setting("pacing", "auto"))
+        self.pause_ms = int(store.setting("pause_ms", 900))
+        self._restore()
+        self._rebuild()
+
+    # -- restoring from the store --------------------------------------------------
+    def _restore(self) -> None:
+        row = self.store.current_game()
+        if row is None:
+            self.game_id = self.store.new_game(self.track_length)
+            row = self.store.current_game()
+            assert row is not None
+        self.game_id = row.id
+        self.seats = [Seat(s.name, s.colour, s.token_hash, s.hosted, s.bot_level)
+                      for s in self.store.seats(row.id)]
+        self.game: Game | None = None
+        self.history: list[dict[str, Any]] = []
+        self.picks: dict[str, int] = {}
+        if row.started is None or row.setup is None or row.players is None:
+            return
+        self.track_length = row.track_length
+        game = Game(row.players, Setup(row.setup["rhino"], tuple(row.setup["order"]),
+                                       tuple(row.setup["dung"])),
+                    row.track_length, kali_deck=row.kali_deck)
+        for played in self.store.rounds(row.id):
+            events = game.play_round(played.cards, played.kali)
+            self.history.append(self._history_entry(game, events))
+        self.game = game
+        if not game.finished:
+            self.picks = self.store.picks(row.id, game.current_round)
+
+    # -- views ---------------------------------------------------------------------
+    @property
+    def phase(self) -> str:
+        if self.game is None:
+            return "lobby"
+        return "finished" if self.game.finished else "picking"
+
+    def _rebuild(self, events: list[dict[str, Any]] | None = None) -> Change:
+        self.version += 1
+        view = self._public_view()
+        change = Change(self.version, view, orjson.dumps(view), events)
+        self._last = change
+        return change
+
+    def _changed(self, events: list[dict[str, Any]] | None = None) -> None:
+        """Make the new public view and tell every listener (under the lock)."""
+        change = self._rebuild(events)
+        for listener in list(self.listeners):
+            listener(change)
+
+    @property
+    def current(self) -> Change:
+        return self._last
+
+    def _public_view(self) -> dict[str, Any]:
+        game = self.game
+        minus = game.minus_points() if game else {}
+        status = dict(self.lights_status())
+        lights = {"backend": status.get("backend"), "ok": bool(status.get("ok")),
+                  "error": status.get("error"), "pacing": self.pacing,
+                  "pause_ms": self.pause_ms, "playing": bool(status.get("playing", False))}
+        return {
+            "version": self.version,
+            "phase": self.phase,
+            "round": (game.current_round if not game.finished else game.rounds_played)
+            if game else 0,
+            "track_length": self.track_length,
+            "seats": [{"name": s.name, "colour": s.colour, "bot": s.bot,
+                       "bot_level": s.bot_level, "hosted": s.hosted,
+                       "connected": s.bot or s.hosted or self._streams.get(s.name, 0) > 0,
+                       "picked": s.name in self.picks, "minus_points": minus.get(s.name, 0)}
+                      for s in self.seats],
+            "rhino": game.board.rhino if game else None,
+            "positions": game.positions() if game else {},
+            "dung": list(game.setup.dung) if game else [],
+            "setup": game.setup.to_dict() if game else None,
+            "last_round": self.history[-1] if self.history else None,
+            "history": self.history,
+            "winners": game.winners() if game and game.finished else [],
+            "game_id": self.game_id,
+            "join_url": self.join_url,
+            "hints": self.hints,
+            "lights": lights,
+        }
+
+    @staticmethod
+    def _history_entry(game: Game, events: list[Any]) -> dict[str, Any]:
+        played = game.rounds[-1]
+        return {"round": game.rounds_played,
+                "cards": dict(zip(game.players, played.cards, strict=True)),
+                "kali": played.kali, "events": [e.to_dict() for e in events],
+                "minus_points": game.minus_points()}
+
+    def public_view(self) -> dict[str, Any]:
+        """The current public view (the same dict every listener got: do not change it)."""
+        return self._last.view
+
+    def me(self, token: str | None) -> dict[str, Any]:
+        """The seat's private view: the public view plus its hand and pick."""
+        with self.lock:
+            return self._private_view(self.seat_for(token))
+
+    def hosted_me(self, name: object) -> dict[str, Any]:
+        """A hosted seat's private view, asked for by the host page."""
+        with self.lock:
+            return self._private_view(self._hosted_seat(name))
+
+    def hosted_pick(self, name: object, round_no: object, card: object) -> dict[str, Any]:
+        with self.lock:
+            return self._pick(self._hosted_seat(name), round_no, card)
+
+    def _hosted_seat(self, name: object) -> Seat:
+        seat = self._seat_named(name)
+        if not seat.hosted:
+            raise ApiError(403, "not_hosted", f"{seat.name} picks on their own phone.")
+        return seat
+
+    def _private_view(self, seat: Seat) -> dict[str, Any]:
+        view = dict(self._last.view)
+        hand = self.game.hand(seat.name) if self.game else list(range(12))
+        view["me"] = {"name": seat.name, "colour": seat.colour, "hand": hand,
+                      "pick": self.picks.get(seat.name), "hosted": seat.hosted,
+                      "bot": seat.bot}
+        return view
+
+    # -- seats -----------------------------------------------------------------------
+    def seat_for(self, token: str | None) -> Seat:
+        if not token:
+            raise ApiError(401, "no_token", "Join the table first: this needs your seat.")
+        hashed = token_hash(token)
+        for seat in self.seats:
+            if seat.token_hash == hashed:
+                return seat
+        raise ApiError(401, "unknown_token", "This phone has no seat at the table (any more): "
+                                             "please join again.")
+
+    def _seat_named(self, name: object) -> Seat:
+        if isinstance(name, str):
+            for seat in self.seats:
+                if seat.name.casefold() == name.strip().casefold():
+                    return seat
+        raise ApiError(404, "no_such_seat", f"Nobody called {name} sits at the table.")
+
+    def _check_lobby(self) -> None:
+        if self.game is not None:
+            raise conflict("already_started", "The game has already started: seats are "
+                                              "fixed until the next game.")
+
+    def join(self, name: object, hosted: bool = False) -> tuple[str, str]:
+        """A new seat: its name as kept and its token (only the phone gets it)."""
+        with self.lock:
+            self._check_lobby()
+            clean = clean_name(name, [s.name for s in self.seats])
+            if len(self.seats) >= MAX_SEATS:
+                raise table_full()
+            token = new_token()
+            seat = Seat(clean, free_colour(self.seats), token_hash(token), hosted=hosted)
+            self.store.add_seats(self.game_id, [self._row(len(self.seats), seat)])
+            self.seats.append(seat)
+            self._changed()
+            return clean, token
+
+    def _row(self, pos: int, seat: Seat) -> SeatRow:
+        return SeatRow(pos, seat.name, seat.colour, seat.token_hash, seat.hosted,
+                       seat.bot_level)
+
+    def remove_seat(self, name: object) -> None:
+        with self.lock:
+            self._check_lobby()
+            seat = self._seat_named(name)
+            self._renumber([s for s in self.seats if s is not seat])
+            self._changed()
+
+    def _renumber(self, seats: list[Seat]) -> None:
+        """Keep seats in the store at positions 0..n-1, in table order."""
+        self.store.replace_seats(self.game_id, [self._row(i, s) for i, s in enumerate(seats)])
+        self.seats = seats
+
+    def add_bots(self, count: object, level: object) -> list[str]:
+        with self.lock:
+            self._check_lobby()
+            free = MAX_SEATS - len(self.seats)
+            if count is None:
+                count = free
+            if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+                raise bad_request("bad_count", "Say how many computer players: 1 or more.")
+            if level is None:
+                level = "medium"
+            if level not in bots.levels():
+                raise bad_request("bad_level", "The computer players' levels are "
+                                               + ", ".join(bots.levels()) + ".")
+            if count > free:
+                raise conflict("table_full", f"Only {free} seats are free.")
+            taken = [s.name.casefold() for s in self.seats]
+            names = [n for n in BOT_NAMES if n.casefold() not in taken][:count]
+            new: list[Seat] = []
+            for name in names:
+                seat = Seat(name, free_colour(self.seats + new), token_hash(new_token()),
+                            bot_level=str(level))
+                new.append(seat)
+            self.store.add_seats(self.game_id, [self._row(len(self.seats) + i, s)
+                                                for i, s in enumerate(new)])
+            self.seats.extend(new)
+            self._changed()
+            return names
+
+    def stream_opened(self, token: str | None) -> None:
+        """An event stream with a seat's token is open: that seat counts as connected."""
+        self._stream_count(token, +1)
+
+    def stream_closed(self, token: str | None) -> None:
+        self._stream_count(token, -1)
+
+    def _stream_count(self, token: str | None, step: int) -> None:
+        if not token:
+            return
+        with self.lock:
+            try:
+                name = self.seat_for(token).name
+            except ApiError:
+                return
+            before = self._streams.get(name, 0)
+            after = max(0, before + step)
+            self._streams[name] = after
+            if (before > 0) != (after > 0):
+                self._changed()
+
+    # -- the game ----------------------------------------------------------------------
+    def start(self, setup: object, seed: int | None = None) -> None:
+        with self.lock:
+            self._check_lobby()
+            players = [s.name for s in self.seats]
+            if len(players) < MIN_SEATS:
+                raise conflict("too_few_players", f"The game needs at least {MIN_SEATS} "
+                                                  f"explorers; {len(players)} sit at the table.")
+            try:
+                check_track_length(self.track_length, len(players), 0)
+                if setup is None:
+                    rng = random.Random(seed if seed is not None else secrets.randbits(64))
+                    chosen = random_setup(players, self.track_length, rng)
+                else:
+                    chosen = check_setup(setup, players, self.track_length)
+                deck = shuffled_deck(seed if seed is not None else secrets.randbits(64))
+                game = Game(players, chosen, self.track_length, kali_deck=deck)
+            except SetupError as error:
+                raise bad_request("bad_setup", f"That set-up does not work: {error}") from None
+            self.store.start_game(self.game_id, players, chosen.to_dict(), list(game.kali_deck),
+                                  [self._row(i, s) for i, s in enumerate(self.seats)])
+            self.game = game
+            self.picks = {}
+            self.history = []
+            self._changed()
+            self._round_opened()
+
+    def pick(self, token: str | None, round_no: object, card: object) -> dict[str, Any]:
+        """Record a pick (or change it); the last pick resolves the round at once."""
+        with self.lock:
+            seat = self.seat_for(token)
+            if seat.bot:
+                raise ApiError(403, "bot_seat", "A computer player picks its own cards.")
+            return self._pick(seat, round_no, card)
+
+    def _pick(self, seat: Seat, round_no: object, card: object) -> dict[str, Any]:
+        game = self.game
+        if game is None:
+            raise conflict("not_started", "The game has not started yet.")
+        if game.finished:
+            raise conflict("game_over", "The game is over: no more cards to play.")
+        if not isinstance(round_no, int) or isinstance(round_no, bool):
+            raise bad_request("bad_round", "Say which round the card is for.")
+        if round_no != game.current_round:
+            raise conflict("wrong_round", f"Round {round_no} is not being picked: "
+                                          f"round {game.current_round} is.")
+        try:
+            checked = game.check_card(seat.name, card)
+        except PlayError as error:
+            raise ApiError(400 if error.code == "bad_card" else 409, error.code,
+                           str(error)) from None
+        picks = {**self.picks, seat.name: checked}
+        if len(picks) < len(self.seats):
+            self.store.set_pick(self.game_id, round_no, seat.name, checked)
+            self.picks = picks
+            self._changed()
+            return {"round": round_no, "card": checked, "resolved": False}
+        self._resolve(picks)
+        return {"round": round_no, "card": checked, "resolved": True}
+
+    def _resolve(self, picks: dict[str, int]) -> None:
+        game = self.game
+        assert game is not None
+        round_no = game.current_round
+        kali = game.kali_deck[-1]
+        cards = {s.name: picks[s.name] for s in self.seats}
+        self.store.add_round(self.game_id, round_no, cards, kali,
+                             finished=round_no >= ROUNDS)
+        events = game.play_round(cards, kali)
+        self.history.append(self._history_entry(game, events))
+        self.picks = {}
+        self._changed(self.history[-1]["events"])
+        self._round_opened()
+
+    def undo(self) -> None:
+        with self.lock:
+            game = self.game
+            if game is None:
+                raise conflict("not_started", "The game has not started yet.")
+            if not game.rounds:
+                raise conflict("nothing_to_undo", "No round has been played yet.")
+            self.store.undo_round(self.game_id, game.rounds_played)
+            game.undo()
+            self.history.pop()
+            self.picks = {}
+            self._epoch += 1
+            self._changed()
+            self._round_opened()
+
+    def new_game(self, keep_seats: object = False) -> None:
+        """Archive this game and open a new lobby (with the same seats if asked)."""
+        with self.lock:
+            if not isinstance(keep_seats, bool):
+                raise bad_request("bad_keep_seats", "keep_seats is true or false.")
+            seats = self.seats if keep_seats else []
+            self.game_id = self.store.new_game(
+                self.track_length, archive=self.game_id,
+                seats=[self._row(i, s) for i, s in enumerate(seats)])
+            self.seats = list(seats)
+            self.game = None
+            self.history = []
+            self.picks = {}
+            self._streams = {name: n for name, n in self._streams.items()
+                             if any(s.name == name for s in self.seats)}
+            self._epoch += 1
+            self._changed()
+
+    # -- computer players -------------------------------------------------------------
+    def _round_opened(self) -> None:
+        """Ask every computer player for its card (at once, or in the background)."""
+        game = self.game
+        if game is None or game.finished:
+            return
+        for seat in self.seats:
+            if seat.bot and seat.name not in self.picks:
+                self._schedule_bot(seat, game)
+
+    def _schedule_bot(self, seat: Seat, game: Game) -> None:
+        key = (self.game_id, self._epoch, game.current_round)
+        snapshot = copy.deepcopy(game)
+        seed = _seed(self.game_id, game.current_round, seat.name)
+        level = seat.bot_level or "medium"
+        name = seat.name
+
+        def think() -> None:
+            card = self.runner.compute(lambda: bots.choose_card(level, snapshot, name, seed))
+            with self.lock:
+                if key != (self.game_id, self._epoch,
+                           self.game.current_round if self.game else 0):
+                    return
+                current = next((s for s in self.seats if s.name == name), None)
+                if current is None or name in self.picks:
+                    return
+                try:
+                    self._pick(current, key[2], card)
+                except ApiError:
+                    return
+
+        self.runner.spawn(think)
+
+    # -- host -----------------------------------------------------------------------------
+    def settings(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Change hints and light pacing; unknown keys are refused, nothing half-set."""
+        with self.lock:
+            known = {"hints", "pacing", "pause_ms"}
+            unknown = sorted(set(data) - known)
+            if unknown:
+                raise bad_request("bad_setting", f"There is no setting {unknown[0]!r}.")
+            hints = data.get("hints", self.hints)
+            pacing = data.get("pacing", self.pacing)
+            pause = data.get("pause_ms", self.pause_ms)
+            if not isinstance(hints, bool):
+                raise bad_request("bad_setting", "hints is true or false.")
+            if pacing not in PACINGS:
+                raise bad_request("bad_setting", "pacing is 'auto' or 'step'.")
+            if not isinstance(pause, int) or isinstance(pause, bool) or \
+                    not 100 <= pause <= 10_000:
+                raise bad_request("bad_setting", "pause_ms is a whole number of "
+                                                 "milliseconds from 100 to 10000.")
+            self.store.set_settings({"hints": hints, "pacing": pacing, "pause_ms": pause})
+            self.hints, self.pacing, self.pause_ms = hints, str(pacing), pause
+            self._changed()
+            return {"hints": hints, "pacing": pacing, "pause_ms": pause}
+
+    def refresh(self) -> None:
+        """Something outside the game changed (the lights): send a new view."""
+        with self.lock:
+            self._changed()
+
+    def hint(self, token: str | None) -> dict[str, Any]:
+        with self.lock:
+            seat = self.seat_for(token)
+            if not self.hints:
+                raise ApiError(403, "hints_off", "Hints are switched off at this table.")
+            game = self.game
+            if game is None or game.finished:
+                raise conflict("no_round", "There is no round to pick for right now.")
+            snapshot = copy.deepcopy(game)
+            seed = _seed(self.game_id, game.current_round, seat.name, "hint")
+        found = self.runner.compute(lambda: bots.suggest(snapshot, seat.name, seed))
+        if found is None:
+            raise ApiError(503, "no_hints", "Hints are not available on this table yet.")
+        return {"round": snapshot.current_round, "card": found.card, "code": found.code,
+                "params": found.params}
+
+    # -- records -------------------------------------------------------------------------
+    def record(self) -> dict[str, Any]:
+        with self.lock:
+            if self.game is None:
+                raise conflict("not_started", "The game has not started yet: there is "
+                                              "no record.")
+            return self.game.record()
+
+    def games(self) -> list[dict[str, Any]]:
+        """The archive and the current game, oldest first."""
+        with self.lock:
+            out = []
+            for row in self.store.games():
+                rounds = self.store.rounds(row.id)
+                out.append({"id": row.id, "created": row.created, "started": row.started,
+                            "finished": row.finished, "current": row.id == self.game_id,
+                            "players": row.players or [], "rounds": len(rounds)})
+            return out
+
+    def game_record(self, game_id: int) -> dict[str, Any]:
+        with self.lock:
+            row = self.store.game(game_id)
+            if row is None:
+                raise ApiError(404, "no_such_game", f"There is no game {game_id}.")
+            if row.setup is None or row.players is None:
+                raise conflict("not_started", f"Game {game_id} never started: there is "
+                                              "no record.")
+            return {"format": "kalimambo-record/1", "track_length": row.track_length,
+                    "players": row.players, "setup": row.setup,
+                    "rounds": [{"cards": r.cards, "kali": r.kali}
+                               for r in self.store.rounds(game_id)]}
