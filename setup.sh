@@ -1,46 +1,604 @@
 #!/usr/bin/env bash
-# Sets up Kalimambo: a .venv at the repository root with the project installed.
-#   ./setup.sh          the table (runs on any Linux machine; simulated strip off a Pi)
-#   ./setup.sh --dev    also the test tools and Debian's chromium for the browser tests
+# Sets up Kalimambo, from a fresh clone to a working table. Safe to run again at any time.
+#   ./setup.sh            a .venv at the repository root with Kalimambo installed (any Linux)
+#   ./setup.sh --dev      also the test tools, shellcheck and Debian's chromium
+#   sudo ./setup.sh       on Raspberry Pi OS also: system packages, the LED strip driver,
+#                         /etc/kalimambo/board.toml, the kalimambo service, kalimambo.local
+# See ./setup.sh --help. Every change to the system goes through run/install_file/... below,
+# so --dry-run can list each one and make none.
 set -euo pipefail
 
 usage() {
     cat <<'USAGE'
-Usage: ./setup.sh [--dev] [--help]
+Usage: ./setup.sh [OPTIONS]
 
-  (no option)  create .venv at the repository root and install Kalimambo into it
-  --dev        also install the test tools (pytest, hypothesis, playwright, ruff,
-               mypy) and Debian's chromium for the browser tests
-  --help       show this help
+Any Linux machine:
+  (no option)          create .venv at the repository root and install Kalimambo into it;
+                       then '.venv/bin/kalimambo' runs the table (simulated strip off a Pi)
+  --dev                also the test tools (pytest, playwright, ruff, mypy...), and through
+                       apt when root: Debian's chromium (browser tests) and shellcheck
+
+Raspberry Pi OS (found from /proc/device-tree/model; run with sudo):
+                       system packages (python3-venv, python3-lgpio, avahi-daemon), the
+                       strip driver (rpi-ws281x on a Pi 1-4 / Zero 2 W, the ws2812-pio
+                       overlay on a Pi 5), the board file /etc/kalimambo/board.toml (kept if
+                       it exists), data in /var/lib/kalimambo, the kalimambo.service on
+                       port 80, and the name kalimambo.local on the network
+  --hotspot NAME       convention mode: the Pi becomes a Wi-Fi access point called NAME;
+                       phones join it and open http://10.42.0.1 (no venue Wi-Fi needed)
+  --hotspot-password P a WPA2 password for the hotspot (8 to 63 characters; default: open)
+  --country CC         the Wi-Fi country (two letters, e.g. GB, DE, US): the Pi's Wi-Fi stays
+                       off until one is set
+  --no-hotspot         remove the hotspot; the Pi joins ordinary Wi-Fi again
+  --hostname NAME      the network name (default kalimambo: http://kalimambo.local)
+  --port N             the service's port (default 80)
+
+Anywhere:
+  --dry-run            print every change to the system that would be made, and make none
+  --uninstall          remove what setup.sh added (service, user, overlay, hotspot...);
+                       keeps the board file and saved games
+  --purge              with --uninstall: also delete /etc/kalimambo and /var/lib/kalimambo
+  --help               show this help
+
+KALIMAMBO_ROOT=DIR (with --dry-run only) reads /proc, /etc, /boot under DIR instead: for tests.
 USAGE
 }
 
-DEV=0
+die() { echo "setup.sh: $*" >&2; exit 2; }
+
+DEV=0 DRY=0 UNINSTALL=0 PURGE=0 NO_HOTSPOT=0
+HOTSPOT="" HOTSPOT_PASSWORD="" COUNTRY="" HOSTNAME_WANTED="kalimambo" PORT=80
+need_value() {
+    if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see ./setup.sh --help)"; fi
+}
 while [ $# -gt 0 ]; do
     case "$1" in
         --dev) DEV=1 ;;
+        --dry-run) DRY=1 ;;
+        --uninstall) UNINSTALL=1 ;;
+        --purge) PURGE=1 ;;
+        --no-hotspot) NO_HOTSPOT=1 ;;
+        --hotspot) need_value "$@"; HOTSPOT="$2"; shift ;;
+        --hotspot-password) need_value "$@"; HOTSPOT_PASSWORD="$2"; shift ;;
+        --country) need_value "$@"; COUNTRY="$2"; shift ;;
+        --hostname) need_value "$@"; HOSTNAME_WANTED="$2"; shift ;;
+        --port) need_value "$@"; PORT="$2"; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) echo "setup.sh: unknown option '$1' (see ./setup.sh --help)" >&2; exit 2 ;;
+        *) die "unknown option '$1' (see ./setup.sh --help)" ;;
     esac
     shift
 done
 
-cd "$(dirname "$0")"
-PYTHON="${PYTHON:-python3}"
-
-if [ ! -x .venv/bin/python ]; then
-    "$PYTHON" -m venv .venv
+# Check every option before changing anything.
+[ "$PURGE" = 0 ] || [ "$UNINSTALL" = 1 ] || die "--purge only goes with --uninstall"
+[ -z "$HOTSPOT" ] || [ "$NO_HOTSPOT" = 0 ] || die "--hotspot and --no-hotspot contradict each other"
+if [ -n "$HOTSPOT" ]; then
+    [ "${#HOTSPOT}" -le 32 ] || die "the hotspot name '$HOTSPOT' is too long (32 characters at most)"
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-if [ "$DEV" = 1 ]; then
-    .venv/bin/python -m pip install --quiet -e '.[dev]'
-    if ! command -v chromium >/dev/null 2>&1; then
-        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-        else
-            echo "setup.sh: the browser tests need Debian's chromium: run 'sudo apt-get install chromium'" >&2
-        fi
+if [ -n "$HOTSPOT_PASSWORD" ]; then
+    [ -n "$HOTSPOT" ] || die "--hotspot-password goes with --hotspot NAME"
+    if [ "${#HOTSPOT_PASSWORD}" -lt 8 ] || [ "${#HOTSPOT_PASSWORD}" -gt 63 ]; then
+        die "a Wi-Fi password has 8 to 63 characters"
     fi
-else
-    .venv/bin/python -m pip install --quiet -e .
 fi
+[ -z "$COUNTRY" ] || [[ "$COUNTRY" =~ ^[A-Z]{2}$ ]] \
+    || die "--country takes a two-letter country code in capitals, like GB or DE, not '$COUNTRY'"
+[[ "$HOSTNAME_WANTED" =~ ^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$ ]] \
+    || die "'$HOSTNAME_WANTED' is not a usable host name (small letters, digits and dashes)"
+if ! [[ "$PORT" =~ ^[0-9]{1,5}$ ]] || [ "$PORT" -lt 1 ] || [ "$PORT" -gt 65535 ]; then
+    die "--port takes a port number from 1 to 65535, not '$PORT'"
+fi
+
+ROOT="${KALIMAMBO_ROOT:-}"
+ROOT="${ROOT%/}"
+[ -z "$ROOT" ] || [ "$DRY" = 1 ] || die "KALIMAMBO_ROOT is for tests and only works with --dry-run"
+
+REPO="$(cd "$(dirname "$0")" && pwd)"
+cd "$REPO"
+PYTHON="${PYTHON:-python3}"
+HELPER="$REPO/deploy/setup_helper.py"
+
+# Where things go on the Pi (real paths; under $ROOT when testing).
+OPT_DIR=/opt/kalimambo
+SERVICE_VENV=$OPT_DIR/venv
+ETC_DIR=/etc/kalimambo
+BOARD_FILE=$ETC_DIR/board.toml
+STATE_FILE=$ETC_DIR/setup-state
+DATA_DIR=/var/lib/kalimambo
+UNIT_FILE=/etc/systemd/system/kalimambo.service
+UDEV_FILE=/etc/udev/rules.d/99-kalimambo-leds.rules
+AUDIO_FILE=/etc/modprobe.d/kalimambo-no-analog-audio.conf
+CMD_LINK=/usr/local/bin/kalimambo
+HOTSPOT_CON=kalimambo-hotspot
+HOTSPOT_FILE=/etc/NetworkManager/system-connections/$HOTSPOT_CON.nmconnection
+HOTSPOT_ADDRESS=10.42.0.1
+SERVICE_USER=kalimambo
+
+at() { printf '%s%s' "$ROOT" "$1"; }
+IS_ROOT=0
+[ "$(id -u)" = 0 ] && IS_ROOT=1
+REBOOT=0
+
+# ---- how changes are made (or, with --dry-run, listed) ----------------------------------
+
+say() { printf '%s\n' "$*"; }
+step() { printf '\n== %s\n' "$*"; }
+
+# One shell word, quoted only when it needs it, so the listed commands read naturally;
+# the hotspot password is never printed.
+word() {
+    if [ -n "$HOTSPOT_PASSWORD" ] && [ "$1" = "$HOTSPOT_PASSWORD" ]; then
+        printf "'********'"
+        return
+    fi
+    case "$1" in
+        *[!A-Za-z0-9_./:=,@%+-]*|'') printf "'%s'" "${1//\'/\'\\\'\'}" ;;
+        *) printf '%s' "$1" ;;
+    esac
+}
+show() {
+    local out="" arg
+    for arg in "$@"; do out="$out $(word "$arg")"; done
+    printf '%s' "${out# }"
+}
+
+run() {
+    if [ "$DRY" = 1 ]; then
+        say "   would run: $(show "$@")"
+    else
+        say "   + $(show "$@")"
+        "$@"
+    fi
+}
+
+# run, but as the owner of the checkout when root (sudo ./setup.sh must not leave a
+# root-owned .venv in someone's home).
+OWNER="$(stat -c %U "$REPO")"
+run_as_owner() {
+    if [ "$IS_ROOT" = 1 ] && [ "$OWNER" != root ] && [ "$OWNER" != UNKNOWN ]; then
+        run runuser -u "$OWNER" -- "$@"
+    else
+        run "$@"
+    fi
+}
+
+# install_file SRC DEST MODE [LABEL]: copy unless DEST already holds exactly that.
+install_file() {
+    local src="$1" dest="$2" mode="$3" label="${4:-${1#"$REPO"/}}"
+    if [ -f "$(at "$dest")" ] && cmp -s "$src" "$(at "$dest")"; then
+        say "   unchanged: $dest"
+        return 1
+    fi
+    if [ "$DRY" = 1 ]; then
+        say "   would install $dest (mode $mode) from $label:"
+        sed 's/^/   |  /' "$src"
+    else
+        say "   + install -m $mode $label $dest"
+        install -D -m "$mode" "$src" "$dest"
+    fi
+}
+
+# remove_path PATH...: delete what exists; say so.
+remove_path() {
+    local path
+    for path in "$@"; do
+        if [ -e "$(at "$path")" ] || [ -L "$(at "$path")" ]; then
+            run rm -rf "$path"
+        fi
+    done
+}
+
+dry_flag() { if [ "$DRY" = 1 ]; then printf -- '--dry-run'; fi; }
+would() { if [ "$DRY" = 1 ]; then printf 'would '; fi; }
+
+helper() {
+    # shellcheck disable=SC2046  # dry_flag gives one word or none
+    "$PYTHON" "$HELPER" "$@" $(dry_flag)
+}
+
+# ---- what machine this is ----------------------------------------------------------------
+
+MODEL=""
+if [ -r "$(at /proc/device-tree/model)" ]; then
+    MODEL="$(tr -d '\0' < "$(at /proc/device-tree/model)")"
+fi
+case "$MODEL" in
+    "Raspberry Pi 5"*|"Raspberry Pi Compute Module 5"*) PI=5 ;;   # also the Pi 500
+    "Raspberry Pi"*) PI=4 ;;   # Pi 1 to 4, Zero, Zero 2 W, 400, CM 1-4: rpi-ws281x works
+    *) PI=0 ;;
+esac
+
+CONFIG_TXT=/boot/firmware/config.txt   # Bookworm and later; Bullseye had /boot/config.txt
+if [ ! -e "$(at $CONFIG_TXT)" ] && [ -e "$(at /boot/config.txt)" ]; then
+    CONFIG_TXT=/boot/config.txt
+fi
+
+# in_group USER GROUP: is USER a member of GROUP in /etc/group?
+in_group() {
+    local line
+    line="$(grep -E "^$2:" "$(at /etc/group)" 2>/dev/null || true)"
+    [ -n "$line" ] && [[ ",${line##*:}," == *",$1,"* ]]
+}
+group_exists() { grep -qE "^$1:" "$(at /etc/group)" 2>/dev/null; }
+user_exists() { grep -qE "^$1:" "$(at /etc/passwd)" 2>/dev/null; }
+deb_installed() {
+    dpkg-query --admindir="$(at /var/lib/dpkg)" -W -f='${Status}' "$1" 2>/dev/null \
+        | grep -q 'install ok installed'
+}
+
+# ---- steps -------------------------------------------------------------------------------
+
+# apt_install PKG...: install those not yet installed (apt-get update first, once).
+apt_install() {
+    local missing=() pkg
+    for pkg in "$@"; do deb_installed "$pkg" || missing+=("$pkg"); done
+    if [ "${#missing[@]}" = 0 ]; then
+        say "   already installed: $*"
+        return
+    fi
+    run apt-get update -qq
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+}
+
+repo_venv() {
+    local extras="$1" flags=()
+    step "Python environment: $REPO/.venv"
+    [ "$PI" = 0 ] || flags=(--system-site-packages)   # sees apt's python3-lgpio
+    if [ ! -x .venv/bin/python ]; then
+        run_as_owner "$PYTHON" -m venv "${flags[@]}" .venv
+    else
+        say "   exists: .venv"
+    fi
+    run_as_owner .venv/bin/python -m pip install --quiet --upgrade pip
+    run_as_owner .venv/bin/python -m pip install --quiet -e ".$extras"
+}
+
+dev_tools() {
+    local missing=() tool
+    for tool in chromium shellcheck; do
+        command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+    done
+    [ "${#missing[@]}" = 0 ] && return
+    step "Test tools from Debian: ${missing[*]}"
+    if [ "$IS_ROOT" = 1 ] && command -v apt-get >/dev/null 2>&1; then
+        run apt-get update -qq
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+    else
+        echo "setup.sh: the browser and shell tests need Debian's ${missing[*]}: run" \
+             "'sudo apt-get install ${missing[*]}'" >&2
+    fi
+}
+
+# Read the board file setup.sh will use: the one in /etc/kalimambo, else the example.
+EXAMPLE="" BACKEND="" GPIO="" LED_COUNT="" STRIP_TYPE="" SERVICE_AS_ROOT=0 OVERLAY=""
+read_board() {
+    local source key value info
+    if [ "$PI" = 5 ]; then EXAMPLE="$REPO/hardware/boards/pi5-pio-2led.toml"
+    else EXAMPLE="$REPO/hardware/boards/pi4-gpio18.toml"; fi
+    source="$EXAMPLE"
+    [ -f "$(at $BOARD_FILE)" ] && source="$(at $BOARD_FILE)"
+    info="$("$PYTHON" "$HELPER" board-info "$source")" || exit 2
+    while IFS='=' read -r key value; do
+        case "$key" in
+            backend) BACKEND="$value" ;;
+            gpio) GPIO="$value" ;;
+            led_count) LED_COUNT="$value" ;;
+            strip_type) STRIP_TYPE="$value" ;;
+        esac
+    done <<< "$info"
+    if [ "$BACKEND" = auto ]; then
+        if [ "$PI" = 5 ]; then BACKEND=pio; else BACKEND=ws281x; fi
+    fi
+    if [ "$PI" = 5 ] && [ "$BACKEND" = ws281x ]; then
+        die "$source: strip.backend = \"ws281x\" does not work on a Raspberry Pi 5; use \"pio\" (or \"auto\")"
+    fi
+    if [ "$PI" = 4 ] && [ "$BACKEND" = pio ]; then
+        die "$source: strip.backend = \"pio\" needs a Raspberry Pi 5; use \"ws281x\" (or \"auto\")"
+    fi
+    # rpi-ws281x needs root for PWM (GPIO 18, 12...) and PCM (21); SPI (GPIO 10) does not.
+    if [ "$BACKEND" = ws281x ] && [ "$GPIO" != 10 ]; then SERVICE_AS_ROOT=1; fi
+    if [ "$BACKEND" = pio ]; then
+        OVERLAY="dtoverlay=ws2812-pio,gpio=$GPIO,num_leds=$LED_COUNT"
+        [ "$STRIP_TYPE" = sk6812w ] && OVERLAY="$OVERLAY,rgbw"
+    fi
+    say "Board file: ${source#"$ROOT"} (strip backend $BACKEND, GPIO $GPIO, $LED_COUNT LEDs)"
+}
+
+pi_packages() {
+    local pkgs=(python3-venv python3-lgpio avahi-daemon)
+    # PyPI has only source for rpi-ws281x on ARM: pip compiles it.
+    [ "$BACKEND" = ws281x ] && pkgs+=(gcc libc6-dev python3-dev)
+    step "System packages"
+    apt_install "${pkgs[@]}"
+}
+
+service_account() {
+    step "Service account"
+    if [ "$SERVICE_AS_ROOT" = 1 ]; then
+        say "   the service runs as root: rpi-ws281x drives GPIO $GPIO through /dev/mem"
+        if user_exists "$SERVICE_USER"; then
+            say "   (the user $SERVICE_USER from an earlier set-up is no longer needed)"
+        fi
+        return
+    fi
+    local groups=() group
+    for group in gpio spi; do
+        [ "$group" = spi ] && [ "$GPIO" != 10 ] && continue
+        if group_exists "$group"; then groups+=("$group")
+        else say "   note: no '$group' group on this system: the strip or buttons may be refused"; fi
+    done
+    local joined
+    joined="$(IFS=,; printf '%s' "${groups[*]}")"
+    if ! user_exists "$SERVICE_USER"; then
+        run useradd --system --user-group --home-dir "$DATA_DIR" --no-create-home \
+            --shell /usr/sbin/nologin ${joined:+--groups "$joined"} "$SERVICE_USER"
+    else
+        say "   exists: user $SERVICE_USER"
+        for group in "${groups[@]}"; do
+            in_group "$SERVICE_USER" "$group" || run usermod -a -G "$group" "$SERVICE_USER"
+        done
+    fi
+}
+
+directories_and_config() {
+    local owner=root
+    [ "$SERVICE_AS_ROOT" = 1 ] || owner="$SERVICE_USER"
+    step "Board file and data"
+    [ -d "$(at $ETC_DIR)" ] || run install -d -m 0755 "$ETC_DIR"
+    if [ -f "$(at $BOARD_FILE)" ]; then
+        say "   kept: $BOARD_FILE (yours; setup.sh never overwrites it)"
+    else
+        run install -m 0644 "$EXAMPLE" "$BOARD_FILE"
+    fi
+    if [ -d "$(at $DATA_DIR)" ]; then
+        say "   exists: $DATA_DIR (saved games)"
+    else
+        run install -d -m 0750 -o "$owner" -g "$owner" "$DATA_DIR"
+    fi
+}
+
+service_venv() {
+    local target="$OPT_DIR/src"
+    # rpi-ws281x on a Pi 1-4 (the [pi] extra); lgpio comes from apt's python3-lgpio.
+    [ "$BACKEND" = ws281x ] && target="$OPT_DIR/src[pi]"
+    step "The service's own copy of Kalimambo: $SERVICE_VENV"
+    [ "$BACKEND" = ws281x ] && say "   with rpi-ws281x for the strip on GPIO $GPIO"
+    if [ -x "$(at $SERVICE_VENV/bin/python)" ]; then
+        say "   exists: $SERVICE_VENV"
+    else
+        run "$PYTHON" -m venv --system-site-packages "$SERVICE_VENV"
+    fi
+    # The service user cannot read a checkout in a private home, so it gets its own copy
+    # (built there, so no root-owned build files land in the checkout); run ./setup.sh
+    # again after 'git pull' to update it.
+    copy_source
+    run "$SERVICE_VENV/bin/python" -m pip install --quiet "$target"
+    run ln -sfn "$SERVICE_VENV/bin/kalimambo" "$CMD_LINK"
+}
+
+# copy_source: the project, without .git, .venv and tests, to $OPT_DIR/src.
+copy_source() {
+    if [ "$DRY" = 1 ]; then
+        say "   would copy $REPO (without .git, .venv, tests) to $OPT_DIR/src"
+        return
+    fi
+    say "   + copy $REPO (without .git, .venv, tests) to $OPT_DIR/src"
+    rm -rf "$OPT_DIR/src"
+    mkdir -p "$OPT_DIR/src"
+    tar -C "$REPO" --exclude=./.git --exclude=./.venv --exclude=./tests --exclude=./build \
+        --exclude='*.egg-info' --exclude=__pycache__ -cf - . | tar -C "$OPT_DIR/src" -xf -
+}
+
+strip_driver() {
+    local result
+    step "LED strip driver ($BACKEND on GPIO $GPIO)"
+    if [ "$BACKEND" = pio ]; then
+        if [ ! -e "$(at "$(dirname "$CONFIG_TXT")/overlays/ws2812-pio.dtbo")" ]; then
+            say "   warning: $(dirname "$CONFIG_TXT")/overlays/ws2812-pio.dtbo is missing: this kernel"
+            say "   predates the Pi 5 strip driver; run 'sudo apt update && sudo apt full-upgrade'"
+        fi
+        install_file "$REPO/deploy/99-kalimambo-leds.rules" "$UDEV_FILE" 0644 \
+            && run udevadm control --reload-rules
+        result="$(helper config-block "$(at "$CONFIG_TXT")" "$OVERLAY")" || exit 2
+    elif [ "$BACKEND" = ws281x ] && [ "$GPIO" = 10 ]; then
+        result="$(helper config-block "$(at "$CONFIG_TXT")" "dtparam=spi=on")" || exit 2
+    else
+        result="$(helper config-block "$(at "$CONFIG_TXT")")" || exit 2
+    fi
+    report_config "$result" "${OVERLAY:-dtparam=spi=on}"
+    if [ "$BACKEND" = ws281x ] && [ "$GPIO" = 18 ]; then
+        install_file "$REPO/deploy/kalimambo-no-analog-audio.conf" "$AUDIO_FILE" 0644 \
+            && REBOOT=1
+    else
+        remove_path "$AUDIO_FILE"
+    fi
+    return 0
+}
+
+# report_config RESULT LINE: say what config_block did (or would do) to config.txt.
+report_config() {
+    local verb="${1%%;*}" rest=""
+    [ "$1" = "$verb" ] || rest="${1#*; }"
+    case "$verb" in
+        add) say "   $(would)append to $CONFIG_TXT:"; print_block "$2"; REBOOT=1 ;;
+        replace) say "   $(would)replace setup.sh's block in $CONFIG_TXT with:"; print_block "$2"
+                 REBOOT=1 ;;
+        remove) say "   $(would)remove setup.sh's block from $CONFIG_TXT"; REBOOT=1 ;;
+        unchanged) say "   unchanged: $CONFIG_TXT already has $2" ;;
+        absent) ;;
+    esac
+    [ -z "$rest" ] || say "   $rest"
+}
+print_block() {
+    say "   |  # >>> kalimambo: added by setup.sh; './setup.sh --uninstall' removes this block"
+    say "   |  [all]"
+    say "   |  $1"
+    say "   |  # <<< kalimambo"
+}
+
+systemd_unit() {
+    local user=root unit_groups=""
+    [ "$SERVICE_AS_ROOT" = 1 ] || { user="$SERVICE_USER"; unit_groups="gpio"; }
+    [ "$GPIO" = 10 ] && [ "$user" != root ] && unit_groups="gpio spi"
+    step "Service: kalimambo.service (as $user, port $PORT)"
+    RENDERED="$(mktemp)"
+    trap 'rm -f "$RENDERED"' EXIT
+    "$PYTHON" "$HELPER" render "$REPO/deploy/kalimambo.service.in" "REPO=$REPO" \
+        "USER=$user" "GROUP=$user" "GROUPS=$unit_groups" "VENV=$SERVICE_VENV" "PORT=$PORT" \
+        "DATA_DIR=$DATA_DIR" "CONFIG=$BOARD_FILE" > "$RENDERED" || exit 2
+    if install_file "$RENDERED" "$UNIT_FILE" 0644 deploy/kalimambo.service.in; then
+        run systemctl daemon-reload
+    fi
+    run systemctl enable kalimambo.service
+    run systemctl restart kalimambo.service
+}
+
+network_name() {
+    local current=""
+    step "Network name: $HOSTNAME_WANTED.local"
+    run systemctl enable --now avahi-daemon.service
+    [ -r "$(at /etc/hostname)" ] && current="$(tr -d '[:space:]' < "$(at /etc/hostname)")"
+    if [ "$current" = "$HOSTNAME_WANTED" ]; then
+        say "   unchanged: the host name is already $HOSTNAME_WANTED"
+    else
+        if ! grep -q '^previous_hostname=' "$(at $STATE_FILE)" 2>/dev/null; then
+            if [ "$DRY" = 1 ]; then
+                say "   would note the old host name '$current' in $STATE_FILE (for --uninstall)"
+            else
+                printf 'previous_hostname=%s\n' "$current" >> "$STATE_FILE"
+            fi
+        fi
+        run hostnamectl set-hostname "$HOSTNAME_WANTED"
+    fi
+    local result
+    result="$(helper hosts "$(at /etc/hosts)" "$HOSTNAME_WANTED")" || exit 2
+    case "$result" in
+        unchanged) ;;
+        *) say "   $(would)set /etc/hosts: 127.0.1.1 $HOSTNAME_WANTED" ;;
+    esac
+}
+
+hotspot() {
+    step "Convention hotspot: Wi-Fi '$HOTSPOT' at $HOTSPOT_ADDRESS"
+    local settings=(connection.autoconnect yes connection.autoconnect-priority 100
+        802-11-wireless.ssid "$HOTSPOT" 802-11-wireless.mode ap 802-11-wireless.band bg
+        ipv4.method shared ipv4.addresses "$HOTSPOT_ADDRESS/24" ipv6.method disabled)
+    if [ -n "$HOTSPOT_PASSWORD" ]; then
+        # WPA2 only, CCMP, no PMF: what the Pi's Wi-Fi chip and most phones agree on.
+        settings+=(wifi-sec.key-mgmt wpa-psk wifi-sec.psk "$HOTSPOT_PASSWORD"
+            wifi-sec.proto rsn wifi-sec.pairwise ccmp wifi-sec.group ccmp wifi-sec.pmf disable)
+    fi
+    [ -z "$COUNTRY" ] || run raspi-config nonint do_wifi_country "$COUNTRY"
+    run rfkill unblock wifi
+    if [ -e "$(at "$HOTSPOT_FILE")" ]; then
+        run nmcli connection delete "$HOTSPOT_CON"
+    fi
+    run nmcli connection add type wifi ifname wlan0 con-name "$HOTSPOT_CON" "${settings[@]}"
+    say "   note: bringing the hotspot up drops this Pi's ordinary Wi-Fi (and an SSH session over it)"
+    run nmcli connection up "$HOTSPOT_CON"
+    say "   phones: join '$HOTSPOT', then open http://$HOTSPOT_ADDRESS$( [ "$PORT" = 80 ] || printf ':%s' "$PORT")/"
+}
+
+remove_hotspot() {
+    if [ -e "$(at "$HOTSPOT_FILE")" ]; then
+        step "Convention hotspot: removed"
+        run nmcli connection delete "$HOTSPOT_CON"
+    fi
+}
+
+uninstall() {
+    step "Removing Kalimambo's system set-up"
+    if [ -e "$(at $UNIT_FILE)" ]; then
+        run systemctl disable --now kalimambo.service
+        run rm -f "$UNIT_FILE"
+        run systemctl daemon-reload
+    fi
+    if [ -e "$(at $UDEV_FILE)" ]; then
+        run rm -f "$UDEV_FILE"
+        run udevadm control --reload-rules
+    fi
+    remove_path "$AUDIO_FILE" "$CMD_LINK" "$OPT_DIR"
+    local result
+    result="$(helper config-block "$(at "$CONFIG_TXT")")" || exit 2
+    report_config "$result" ""
+    remove_hotspot
+    user_exists "$SERVICE_USER" && run userdel "$SERVICE_USER"
+    local previous=""
+    previous="$(sed -n 's/^previous_hostname=//p' "$(at $STATE_FILE)" 2>/dev/null | head -n 1)" || true
+    if [ -n "$previous" ]; then
+        run hostnamectl set-hostname "$previous"
+        result="$(helper hosts "$(at /etc/hosts)" "$previous")" || exit 2
+        [ "$result" = unchanged ] || say "   $(would)set /etc/hosts: 127.0.1.1 $previous"
+    fi
+    remove_path "$STATE_FILE"
+    if [ "$PURGE" = 1 ]; then
+        remove_path "$ETC_DIR" "$DATA_DIR"
+    else
+        for kept in "$BOARD_FILE" "$DATA_DIR"; do
+            [ -e "$(at $kept)" ] && say "   kept: $kept (--uninstall --purge deletes it)"
+        done
+    fi
+    say "   kept: the apt packages (python3-venv, python3-lgpio, avahi-daemon...) and $REPO/.venv"
+    return 0
+}
+
+# ---- the run -----------------------------------------------------------------------------
+
+if [ "$DRY" = 1 ]; then
+    say "Dry run: nothing is changed. This is what setup.sh would do here."
+fi
+if [ "$PI" != 0 ]; then say "Machine: $MODEL"; fi
+
+if [ "$UNINSTALL" = 1 ]; then
+    [ "$DRY" = 1 ] || [ "$IS_ROOT" = 1 ] || die "--uninstall changes the system: run 'sudo ./setup.sh --uninstall'"
+    uninstall
+    [ "$REBOOT" = 0 ] || say "Reboot to unload the LED strip overlay: sudo reboot"
+    exit 0
+fi
+
+if [ "$PI" = 0 ]; then
+    if [ -n "$HOTSPOT$COUNTRY" ] || [ "$NO_HOTSPOT" = 1 ]; then
+        die "--hotspot, --no-hotspot and --country are for a Raspberry Pi (none found in /proc/device-tree/model)"
+    fi
+    extras=""
+    [ "$DEV" = 1 ] && extras="[dev]"
+    repo_venv "$extras"
+    [ "$DEV" = 1 ] && dev_tools
+    exit 0
+fi
+
+# A Raspberry Pi.
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+    || die "Kalimambo needs Python 3.11 or newer: Raspberry Pi OS Bookworm or later"
+read_board
+if [ "$IS_ROOT" = 0 ] && [ "$DRY" = 0 ]; then
+    extras=""
+    [ "$DEV" = 1 ] && extras="[dev]"
+    repo_venv "$extras"
+    say ""
+    say "This is a Raspberry Pi: 'sudo ./setup.sh' also installs the strip driver and the"
+    say "kalimambo service that starts the table at boot ('./setup.sh --dry-run' lists it all)."
+    exit 0
+fi
+
+pi_packages
+extras=""
+[ "$BACKEND" = ws281x ] && extras="pi"
+[ "$DEV" = 1 ] && extras="${extras:+$extras,}dev"
+repo_venv "${extras:+[$extras]}"
+[ "$DEV" = 1 ] && dev_tools
+service_account
+directories_and_config
+service_venv
+strip_driver
+systemd_unit
+network_name
+if [ -n "$HOTSPOT" ]; then hotspot; fi
+if [ "$NO_HOTSPOT" = 1 ]; then remove_hotspot; fi
+
+step "Done"
+[ "$DRY" = 1 ] && say "   (dry run: nothing was changed)"
+say "   phones and the board page: http://$HOSTNAME_WANTED.local$( [ "$PORT" = 80 ] || printf ':%s' "$PORT")/"
+say "   strip bring-up: sudo systemctl stop kalimambo; sudo kalimambo leds test --config $BOARD_FILE"
+[ "$REBOOT" = 0 ] || say "   reboot once to load the LED strip settings: sudo reboot"
+exit 0

@@ -1,0 +1,396 @@
+"""setup.sh: dry runs against fake Raspberry Pi roots, its file-edit helper, shellcheck, the unit.
+
+The dry runs point ``KALIMAMBO_ROOT`` at a temporary tree holding a Pi's
+``/proc/device-tree/model``, ``/boot/firmware/config.txt`` and a few ``/etc`` files, and check
+the concrete lines a person who knows Raspberry Pi OS would look for.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.helpers import ROOT
+
+SETUP = ROOT / "setup.sh"
+HELPER = ROOT / "deploy" / "setup_helper.py"
+UNIT_TEMPLATE = ROOT / "deploy" / "kalimambo.service.in"
+PI4 = "Raspberry Pi 4 Model B Rev 1.4"
+PI5 = "Raspberry Pi 5 Model B Rev 1.0"
+ZERO2 = "Raspberry Pi Zero 2 W Rev 1.0"
+
+
+def load_helper() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("setup_helper", HELPER)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+helper = load_helper()
+
+
+def fake_pi(root: Path, model: str, config_txt: str = "[all]\ndtparam=audio=on\n",
+            hostname: str = "raspberrypi") -> Path:
+    """A tree that looks like a fresh Raspberry Pi OS to setup.sh."""
+    (root / "proc/device-tree").mkdir(parents=True)
+    (root / "proc/device-tree/model").write_bytes(model.encode() + b"\0")  # as the kernel has it
+    (root / "boot/firmware/overlays").mkdir(parents=True)
+    (root / "boot/firmware/config.txt").write_text(config_txt)
+    (root / "boot/firmware/overlays/ws2812-pio.dtbo").write_bytes(b"")
+    etc = root / "etc"
+    etc.mkdir()
+    (etc / "hostname").write_text(hostname + "\n")
+    (etc / "hosts").write_text(f"127.0.0.1\tlocalhost\n127.0.1.1\t{hostname}\n")
+    (etc / "group").write_text("root:x:0:\ngpio:x:997:pi\nspi:x:999:pi\n")
+    (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    return root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() if path.is_file() else b"<dir>"
+            for path in sorted(root.rglob("*"))}
+
+
+def setup_sh(*args: str, root: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key != "KALIMAMBO_ROOT"}
+    env["PYTHON"] = sys.executable
+    if root is not None:
+        env["KALIMAMBO_ROOT"] = str(root)
+    return subprocess.run(["bash", str(SETUP), *args], capture_output=True, text=True,
+                          env=env, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def dry_run(root: Path, *args: str) -> str:
+    before = snapshot(root)
+    done = setup_sh("--dry-run", *args, root=root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert snapshot(root) == before, "a dry run changed files"
+    return done.stdout
+
+
+def lines_with(text: str, needle: str) -> list[str]:
+    return [line for line in text.splitlines() if needle in line]
+
+
+# ---- the command line ------------------------------------------------------------------
+
+def test_help_names_every_mode() -> None:
+    done = setup_sh("--help")
+    assert done.returncode == 0
+    for option in ("--dev", "--dry-run", "--hotspot NAME", "--uninstall", "--purge"):
+        assert option in done.stdout
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--bogus"], "unknown option '--bogus'"),
+    (["--purge"], "--purge only goes with --uninstall"),
+    (["--hotspot"], "--hotspot needs a value"),
+    (["--port", "80x"], "--port takes a port number"),
+    (["--country", "gb"], "two-letter country code"),
+    (["--hostname", "Kali Mambo"], "not a usable host name"),
+    (["--hotspot", "Booth", "--hotspot-password", "short"], "8 to 63 characters"),
+])
+def test_bad_options_end_in_one_line_and_status_2(args: list[str], says: str) -> None:
+    done = setup_sh("--dry-run", *args)
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_fake_root_only_with_dry_run(tmp_path: Path) -> None:
+    done = setup_sh(root=fake_pi(tmp_path, PI4))
+    assert done.returncode == 2
+    assert "only works with --dry-run" in done.stderr
+
+
+def test_hotspot_needs_a_pi(tmp_path: Path) -> None:
+    done = setup_sh("--dry-run", "--hotspot", "Booth", root=tmp_path)
+    assert done.returncode == 2
+    assert "for a Raspberry Pi" in done.stderr
+
+
+def test_dry_run_off_a_pi_only_makes_the_venv(tmp_path: Path) -> None:
+    out = dry_run(tmp_path, "--dev")
+    assert "would run:" in out
+    assert lines_with(out, "pip install --quiet -e '.[dev]'")
+    for pi_only in ("apt-get install", "systemctl", "kalimambo.service", "config.txt", "nmcli"):
+        assert pi_only not in out
+
+
+# ---- Raspberry Pi dry runs -------------------------------------------------------------
+
+def test_dry_run_pi4(tmp_path: Path) -> None:
+    out = dry_run(fake_pi(tmp_path, PI4))
+    assert f"Machine: {PI4}" in out
+    apt = lines_with(out, "apt-get install")
+    assert len(apt) == 1
+    for package in ("python3-venv", "python3-lgpio", "avahi-daemon", "python3-dev"):
+        assert f" {package}" in apt[0]
+    # rpi-ws281x through the [pi] extra, into the service's venv that sees apt's lgpio
+    assert "with rpi-ws281x for the strip on GPIO 18" in out
+    assert lines_with(out, "venv --system-site-packages /opt/kalimambo/venv")
+    assert lines_with(out, "pip install --quiet '/opt/kalimambo/src[pi]'")
+    assert "ws2812-pio" not in out
+    assert "config.txt" not in out  # nothing to add on a Pi 4 with GPIO 18
+    assert "blacklist snd_bcm2835" in out
+    assert lines_with(out, "install -m 0644 ") == [
+        f"   would run: install -m 0644 {ROOT}/hardware/boards/pi4-gpio18.toml "
+        "/etc/kalimambo/board.toml"]
+    assert lines_with(out, "install -d -m 0750 -o root -g root /var/lib/kalimambo")
+    assert "would install /etc/systemd/system/kalimambo.service" in out
+    assert "   |  User=root" in out  # rpi-ws281x on GPIO 18 needs /dev/mem
+    assert "useradd" not in out
+    exec_start = lines_with(out, "ExecStart=")
+    assert exec_start == ["   |  ExecStart=/opt/kalimambo/venv/bin/kalimambo serve --port 80 "
+                          "--data-dir /var/lib/kalimambo --config /etc/kalimambo/board.toml"]
+    assert "   |  Restart=on-failure" in out
+    assert lines_with(out, "would run: systemctl enable kalimambo.service")
+    assert lines_with(out, "would run: systemctl enable --now avahi-daemon.service")
+    assert lines_with(out, "would run: hostnamectl set-hostname kalimambo")
+    assert "would set /etc/hosts: 127.0.1.1 kalimambo" in out
+    assert "reboot" in out  # the audio blacklist takes effect at boot
+
+
+def test_dry_run_pi5(tmp_path: Path) -> None:
+    out = dry_run(fake_pi(tmp_path, PI5))
+    assert f"Machine: {PI5}" in out
+    apt = lines_with(out, "apt-get install")
+    assert len(apt) == 1
+    for package in ("python3-venv", "python3-lgpio", "avahi-daemon"):
+        assert f" {package}" in apt[0]
+    assert "python3-dev" not in apt[0]  # nothing to compile on a Pi 5
+    commands = "\n".join(line for line in out.splitlines() if not line.startswith("   |"))
+    assert "rpi-ws281x" not in commands
+    assert "[pi]" not in out
+    assert lines_with(out, "pip install --quiet /opt/kalimambo/src")
+    overlay = "dtoverlay=ws2812-pio,gpio=18,num_leds=64"
+    assert lines_with(out, overlay) == [f"   |  {overlay}"]
+    assert "would append to /boot/firmware/config.txt:" in out
+    assert "snd_bcm2835" not in out
+    assert lines_with(out, "install -m 0644 ") == [
+        f"   would run: install -m 0644 {ROOT}/hardware/boards/pi5-pio-2led.toml "
+        "/etc/kalimambo/board.toml"]
+    useradd = lines_with(out, "useradd")
+    assert len(useradd) == 1
+    assert "--system" in useradd[0]
+    assert "--groups gpio kalimambo" in useradd[0]
+    assert "would install /etc/udev/rules.d/99-kalimambo-leds.rules" in out
+    assert "   |  User=kalimambo" in out
+    assert "   |  SupplementaryGroups=gpio" in out
+    assert lines_with(out, "install -d -m 0750 -o kalimambo -g kalimambo /var/lib/kalimambo")
+    assert lines_with(out, "would run: systemctl restart kalimambo.service")
+    assert "missing" not in out  # the fake root has the overlay file
+
+
+def test_zero_2_w_counts_as_a_pi_1_to_4(tmp_path: Path) -> None:
+    out = dry_run(fake_pi(tmp_path, ZERO2))
+    assert lines_with(out, "/opt/kalimambo/src[pi]")
+    assert "ws2812-pio" not in out
+
+
+def test_pi5_without_the_overlay_file_is_told_to_upgrade(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path, PI5)
+    (root / "boot/firmware/overlays/ws2812-pio.dtbo").unlink()
+    out = dry_run(root)
+    assert "ws2812-pio.dtbo is missing" in out
+    assert "full-upgrade" in out
+
+
+def test_existing_board_file_is_kept_and_drives_the_overlay(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path, PI5)
+    (root / "etc/kalimambo").mkdir()
+    (root / "etc/kalimambo/board.toml").write_text(
+        '[track]\nspaces = 40\n[strip]\nbackend = "auto"\nled_count = 80\ngpio = 12\n')
+    out = dry_run(root)
+    assert "kept: /etc/kalimambo/board.toml" in out
+    assert "hardware/boards/" not in out
+    assert lines_with(out, "dtoverlay=ws2812-pio,gpio=12,num_leds=80")
+
+
+def test_overlay_already_there_is_not_added_again(tmp_path: Path) -> None:
+    config = tmp_path / "config.txt"
+    config.write_text("[all]\ndtparam=audio=on\n")
+    overlay = "dtoverlay=ws2812-pio,gpio=18,num_leds=64"
+    assert helper.config_block(config, [overlay], dry_run=False) == "add"
+    root = fake_pi(tmp_path / "root", PI5, config_txt=config.read_text(),
+                   hostname="kalimambo")
+    out = dry_run(root)
+    assert "unchanged: /boot/firmware/config.txt already has " + overlay in out
+    assert "append" not in out
+    assert "hostnamectl" not in out
+
+
+def test_a_hand_written_overlay_line_is_respected(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path, PI5, config_txt="[all]\ndtoverlay=ws2812-pio,gpio=4\n")
+    out = dry_run(root)
+    assert "append" not in out
+    assert "kept your own line for dtoverlay=ws2812-pio" in out
+
+
+def test_board_file_for_the_wrong_pi_is_refused_before_any_change(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path, PI5)
+    (root / "etc/kalimambo").mkdir()
+    (root / "etc/kalimambo/board.toml").write_text('[strip]\nbackend = "ws281x"\n')
+    done = setup_sh("--dry-run", root=root)
+    assert done.returncode == 2
+    assert 'strip.backend = "ws281x" does not work on a Raspberry Pi 5' in done.stderr
+    assert "would run" not in done.stdout
+
+
+def test_broken_board_file_names_the_key(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path, PI4)
+    (root / "etc/kalimambo").mkdir()
+    (root / "etc/kalimambo/board.toml").write_text("[strip]\ngpio = 99\n")
+    done = setup_sh("--dry-run", root=root)
+    assert done.returncode == 2
+    assert "strip.gpio" in done.stderr
+
+
+def test_hotspot_dry_run(tmp_path: Path) -> None:
+    out = dry_run(fake_pi(tmp_path, PI4), "--hotspot", "Kalimambo Booth",
+                  "--hotspot-password", "rhinodung42", "--country", "DE")
+    assert lines_with(out, "raspi-config nonint do_wifi_country DE")
+    add = lines_with(out, "nmcli connection add")
+    assert len(add) == 1
+    for part in ("type wifi ifname wlan0 con-name kalimambo-hotspot",
+                 "802-11-wireless.ssid 'Kalimambo Booth'", "802-11-wireless.mode ap",
+                 "ipv4.method shared", "ipv4.addresses 10.42.0.1/24",
+                 "connection.autoconnect yes", "wifi-sec.key-mgmt wpa-psk"):
+        assert part in add[0]
+    assert "rhinodung42" not in out  # the password is never printed
+    assert lines_with(out, "nmcli connection up kalimambo-hotspot")
+    assert "open http://10.42.0.1/" in out
+    # port 80 without root for a non-root service; here root anyway (GPIO 18)
+    assert "--port 80 " in lines_with(out, "ExecStart=")[0]
+
+
+def test_uninstall_dry_run_keeps_data_unless_purged(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path, PI5, hostname="kalimambo")
+    config = root / "boot/firmware/config.txt"
+    helper.config_block(config, ["dtoverlay=ws2812-pio,gpio=18,num_leds=64"], dry_run=False)
+    for path in ("etc/systemd/system/kalimambo.service",
+                 "etc/udev/rules.d/99-kalimambo-leds.rules", "etc/kalimambo/board.toml",
+                 "etc/NetworkManager/system-connections/kalimambo-hotspot.nmconnection",
+                 "var/lib/kalimambo/games/1.json", "opt/kalimambo/venv/bin/python"):
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text("x\n")
+    (root / "etc/kalimambo/setup-state").write_text("previous_hostname=raspberrypi\n")
+    with (root / "etc/passwd").open("a") as passwd:
+        passwd.write("kalimambo:x:998:998::/var/lib/kalimambo:/usr/sbin/nologin\n")
+
+    out = dry_run(root, "--uninstall")
+    for wanted in ("systemctl disable --now kalimambo.service",
+                   "rm -f /etc/systemd/system/kalimambo.service",
+                   "rm -f /etc/udev/rules.d/99-kalimambo-leds.rules",
+                   "rm -rf /opt/kalimambo", "nmcli connection delete kalimambo-hotspot",
+                   "userdel kalimambo", "hostnamectl set-hostname raspberrypi"):
+        assert lines_with(out, "would run: " + wanted), wanted
+    assert "would remove setup.sh's block from /boot/firmware/config.txt" in out
+    assert "kept: /etc/kalimambo/board.toml" in out
+    assert "kept: /var/lib/kalimambo" in out
+    assert "rm -rf /var/lib/kalimambo" not in out
+
+    purged = dry_run(root, "--uninstall", "--purge")
+    assert lines_with(purged, "would run: rm -rf /etc/kalimambo")
+    assert lines_with(purged, "would run: rm -rf /var/lib/kalimambo")
+
+
+def test_uninstall_on_a_clean_machine_changes_nothing(tmp_path: Path) -> None:
+    out = dry_run(fake_pi(tmp_path, PI4), "--uninstall")
+    assert "would run" not in out
+    assert "would remove" not in out
+
+
+# ---- the helper's edits: exact and idempotent -----------------------------------------
+
+def test_config_block_add_again_replace_remove(tmp_path: Path) -> None:
+    config = tmp_path / "config.txt"
+    original = "# Pi OS\n[all]\ndtparam=audio=on\n[cm4]\notg_mode=1\n"
+    config.write_text(original)
+    line = "dtoverlay=ws2812-pio,gpio=18,num_leds=64"
+    assert helper.config_block(config, [line], dry_run=True) == "add"
+    assert config.read_text() == original  # a dry run writes nothing
+    assert helper.config_block(config, [line], dry_run=False) == "add"
+    text = config.read_text()
+    assert text.startswith(original)
+    assert text.count(line) == 1
+    # the block opens with [all], so it is not swallowed by the [cm4] section above it
+    assert text[len(original):].splitlines()[1:3] == ["[all]", line]
+    assert helper.config_block(config, [line], dry_run=False) == "unchanged"
+    assert config.read_text() == text
+    bigger = "dtoverlay=ws2812-pio,gpio=18,num_leds=80"
+    assert helper.config_block(config, [bigger], dry_run=False) == "replace"
+    assert line not in config.read_text()
+    assert config.read_text().count(bigger) == 1
+    assert helper.config_block(config, [], dry_run=False) == "remove"
+    assert config.read_text() == original
+    assert helper.config_block(config, [], dry_run=False) == "absent"
+
+
+def test_hosts_names_the_pi(tmp_path: Path) -> None:
+    hosts = tmp_path / "hosts"
+    hosts.write_text("127.0.0.1\tlocalhost\n127.0.1.1\traspberrypi\n::1\tlocalhost\n")
+    assert helper.hosts(hosts, "kalimambo", dry_run=False) == "replace"
+    assert hosts.read_text() == "127.0.0.1\tlocalhost\n127.0.1.1\tkalimambo\n::1\tlocalhost\n"
+    assert helper.hosts(hosts, "kalimambo", dry_run=False) == "unchanged"
+    with pytest.raises(helper.HelperError):
+        helper.hosts(hosts, "Bad Name", dry_run=False)
+
+
+def test_render_refuses_a_missing_value(tmp_path: Path) -> None:
+    with pytest.raises(helper.HelperError, match="no value for"):
+        helper.render(UNIT_TEMPLATE, ["USER=root"])
+
+
+def test_board_info_defaults_and_errors(tmp_path: Path) -> None:
+    board = tmp_path / "board.toml"
+    board.write_text("[track]\nspaces = 30\n[layout]\nleds_per_space = 3\n")
+    info = helper.board_info(board)
+    assert (info["backend"], info["gpio"], info["led_count"]) == ("auto", "18", "90")
+    board.write_text('[strip]\nbackend = "neopixel"\n')
+    with pytest.raises(helper.HelperError, match=r"strip\.backend"):
+        helper.board_info(board)
+    board.write_text("[strip\n")
+    with pytest.raises(helper.HelperError, match="not valid TOML"):
+        helper.board_info(board)
+
+
+# ---- tools -----------------------------------------------------------------------------
+
+def test_shellcheck_passes() -> None:
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck is not installed ('./setup.sh --dev' as root installs it; "
+                    "otherwise 'sudo apt-get install shellcheck')")
+    done = subprocess.run([shellcheck, "--severity=style", str(SETUP)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("as_root", [True, False])
+def test_unit_passes_systemd_analyze_verify(tmp_path: Path, as_root: bool) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not on this machine")
+    venv = Path(sys.prefix)
+    if not (venv / "bin" / "kalimambo").exists():
+        pytest.skip(f"{venv}/bin/kalimambo is missing: run ./setup.sh first")
+    user, groups = ("root", "") if as_root else ("kalimambo", "gpio spi")
+    unit = tmp_path / "kalimambo.service"
+    unit.write_text(helper.render(UNIT_TEMPLATE, [
+        f"REPO={ROOT}", f"USER={user}", f"GROUP={user}", f"GROUPS={groups}", f"VENV={venv}",
+        "PORT=80", "DATA_DIR=/var/lib/kalimambo", "CONFIG=/etc/kalimambo/board.toml"]))
+    done = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # an unknown key or a bad value is only a warning for systemd: refuse those too
+    assert str(unit) not in done.stdout + done.stderr, done.stdout + done.stderr
