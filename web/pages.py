@@ -1,5 +1,103 @@
-"""The pages (phone, board, host): a blueprint the app factory registers."""
+"""The pages (phone, board, host): a blueprint the app factory registers.
 
-from flask import Blueprint
+The pages are static HTML plus plain JavaScript that talk to ``/api/v1``; the
+server only fills in the translations (all four languages, so the switch on the
+page needs no round trip) and draws the join QR code, so the phones never need
+anything from the internet.
+"""
 
-bp = Blueprint("pages", __name__)
+from __future__ import annotations
+
+import io
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import segno
+from flask import Blueprint, Response, current_app, render_template, request
+
+bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
+               static_url_path="/static")
+
+I18N_DIR = Path(__file__).with_name("i18n")
+LANGUAGES = ("en", "de", "fr", "it")
+FALLBACK_JOIN_URL = "http://kalimambo.local/"
+
+
+@cache
+def messages() -> dict[str, dict[str, str]]:
+    """Every language's messages, read once (they ship with the code)."""
+    return {lang: json.loads((I18N_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+            for lang in LANGUAGES}
+
+
+@cache
+def messages_json() -> str:
+    """The messages as JSON safe to put inside a ``<script>`` element."""
+    text = json.dumps(messages(), ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _page(template: str, page: str) -> Response:
+    lang = request.accept_languages.best_match(LANGUAGES) or "en"
+    html = render_template(template, page=page, lang=lang, messages=messages_json(),
+                           title=messages()[lang].get(f"{page}.title", "Kalimambo"))
+    response = Response(html, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/")
+def phone() -> Response:
+    """The phone: join, pick a card, see what the round did to you."""
+    return _page("phone.html", "app")
+
+
+@bp.get("/board")
+def board() -> Response:
+    """The board for a TV: the ring, the events one by one, the scores."""
+    return _page("board.html", "board")
+
+
+@bp.get("/host")
+def host() -> Response:
+    """The host's controls: start, seats, computer players, undo, lights."""
+    return _page("host.html", "host")
+
+
+def join_url() -> str:
+    """The address phones should open, as the table's public view gives it.
+
+    The table decides it (the Pi's LAN address or kalimambo.local, never
+    localhost); without a table yet, kalimambo.local is the safe answer.
+    """
+    view = _public_view()
+    url = view.get("join_url") if view else None
+    return url if isinstance(url, str) and url else FALLBACK_JOIN_URL
+
+
+def _public_view() -> dict[str, Any] | None:
+    service = current_app.extensions.get("kalimambo")
+    table = getattr(service, "table", None)
+    if table is None:
+        return None
+    view = table.current.view
+    return view if isinstance(view, dict) else None
+
+
+def qr_svg(url: str) -> str:
+    """A QR code for ``url`` as an SVG (dark on light, so every phone camera reads it)."""
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=8, border=2, dark="#000",
+                                    light="#fff", xmldecl=False, omitsize=True,
+                                    svgclass="qr")
+    return out.getvalue().decode("ascii")
+
+
+@bp.get("/qr.svg")
+def qr() -> Response:
+    """The join QR code, drawn on the server (no script and no CDN on the board)."""
+    response = Response(qr_svg(join_url()), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
