@@ -25,7 +25,7 @@ Note = tuple[float | None, float]
 
 CUES: dict[str, tuple[Note, ...]] = {
     # A low rumble that drops: Mambo charging.
-    "rhino": ((131.0, 0.12), (None, 0.03), (123.0, 0.12), (None, 0.03), (110.0, 0.3)),
+    "rhino": ((131.0, 0.12), (None, 0.03), (123.0, 0.12), (None, 0.03), (117.0, 0.3)),
     # High then low: splat.
     "dung": ((392.0, 0.06), (147.0, 0.25)),
     # Two rising notes: the round is over.
@@ -119,6 +119,7 @@ class Controls:
         self.cue_speed = cue_speed
         self.errors: list[str] = []
         self._cue_lock = threading.Lock()
+        self._tone: Any = None
         hold, long = board.undo_hold_s, board.new_game_hold_s
         if board.button_next is not None:
             alone = board.button_undo is None
@@ -145,6 +146,10 @@ class Controls:
         try:
             if self.tonal:
                 from gpiozero import TonalBuzzer
+                from gpiozero.tones import Tone
+
+                # A bare number under 128 would be read as a MIDI note.
+                self._tone = Tone
                 self.buzzer = TonalBuzzer(pin, octaves=TONAL_OCTAVES, pin_factory=pin_factory)
             else:
                 from gpiozero import Buzzer
@@ -180,7 +185,7 @@ class Controls:
                     if tone is None:
                         buzzer.off() if not self.tonal else buzzer.stop()
                     elif self.tonal:
-                        buzzer.play(tone)
+                        buzzer.play(self._tone(frequency=tone))
                     else:
                         buzzer.on()
                     time.sleep(seconds * self.cue_speed)

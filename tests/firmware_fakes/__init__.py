@@ -1,0 +1,1 @@
+"""Fake hardware modules for the firmware tests (never the real Pi-only packages)."""

@@ -1,0 +1,131 @@
+"""The lights as the table uses them: frames through the pipeline, faults, the thread."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from firmware.backends import SimBackend
+from firmware.board import BoardConfig, default_board
+from firmware.lights import Lights, create_lights
+from firmware.scene import RGB
+
+VIEW: dict[str, Any] = {"phase": "picking", "track_length": 32, "game_id": "g", "history": [{}],
+        "seats": [{"name": "Ana", "colour": "red"}, {"name": "Ben", "colour": "blue"},
+                  {"name": "Caro", "colour": "green"}],
+        "rhino": 3, "positions": {"Ana": 4, "Ben": 5, "Caro": 6, "Kali": 7},
+        "dung": [10, 20]}
+
+
+class FlakyBackend(SimBackend):
+    """A sim strip that can be told to fail on start or on the next frame."""
+
+    fail_start = False
+    fail_show = False
+
+    def start(self) -> None:
+        if FlakyBackend.fail_start:
+            raise OSError("no strip on GPIO 18")
+
+    def show(self, frame: Sequence[RGB]) -> None:
+        if FlakyBackend.fail_show:
+            raise OSError("cable pulled")
+        super().show(frame)
+
+
+def flaky(name: str, board: BoardConfig) -> FlakyBackend:
+    return FlakyBackend(board)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return condition()
+
+
+def manual(**options: Any) -> Lights:
+    clock = options.pop("clock", lambda: 0.0)
+    return create_lights(default_board(), "sim", clock=clock, run_thread=False, **options)
+
+
+def test_steady_picture_reaches_the_strip() -> None:
+    lights = manual()
+    lights.update(VIEW)
+    frame = lights.tick()
+    assert frame == lights.frame()
+    assert isinstance(lights.backend, SimBackend) and lights.backend.frame == frame
+    lit = {i for i, led in enumerate(frame) if led != (0, 0, 0)}
+    assert lit == {3, 4, 5, 6, 7, 10, 20}
+    assert frame[4] == (127, 0, 0)  # red at half brightness (max_brightness 0.5)
+    assert lights.status() == {"backend": "sim", "ok": True, "error": None,
+                               "pacing": "auto", "playing": False, "waiting": False}
+
+
+def test_a_strip_that_cannot_start_does_not_stop_the_table() -> None:
+    FlakyBackend.fail_start, FlakyBackend.fail_show = True, False
+    lights = manual(backend_factory=flaky)
+    status = lights.status()
+    assert not status["ok"] and status["error"] == "no strip on GPIO 18"
+    lights.update(VIEW)
+    assert lights.tick()[4] == (127, 0, 0)  # frames still computed for the pages
+    FlakyBackend.fail_start = False
+    assert lights.retry()["ok"]
+    lights.tick()
+    assert isinstance(lights.backend, FlakyBackend) and lights.backend.frame[4] == (127, 0, 0)
+
+
+def test_a_strip_failing_mid_game_is_reported_and_retried() -> None:
+    FlakyBackend.fail_start, FlakyBackend.fail_show = False, False
+    lights = manual(backend_factory=flaky)
+    lights.update(VIEW)
+    lights.tick()
+    FlakyBackend.fail_show = True
+    lights.update({**VIEW, "positions": {**VIEW["positions"], "Ana": 8}})
+    lights.tick()
+    assert lights.status()["error"] == "cable pulled" and lights.backend is None
+    assert lights.frame()[8] == (127, 0, 0)
+    FlakyBackend.fail_show = False
+    assert lights.retry()["ok"]
+    lights.tick()
+    assert isinstance(lights.backend, FlakyBackend) and lights.backend.frame[8] == (127, 0, 0)
+
+
+def test_override_shows_a_raw_picture_for_the_builder_tools() -> None:
+    lights = manual()
+    lights.update(VIEW)
+    lights.set_override([(255, 255, 255)] + [(0, 0, 0)] * 31)
+    assert lights.tick()[:2] == [(127, 127, 127), (0, 0, 0)]
+    lights.set_override(None)
+    assert lights.tick()[4] == (127, 0, 0)
+
+
+def test_cues_reach_the_buzzer_callback() -> None:
+    now = [0.0]
+    cues: list[str] = []
+    lights = manual(clock=lambda: now[0], on_cue=cues.append)
+    lights.update(VIEW)
+    events = [{"type": "dung", "figure": "Ana", "space": 10},
+              {"type": "round_end", "round": 2, "minus_points": {}, "game_over": True,
+               "winners": ["Ana"]}]
+    lights.update(VIEW, events)
+    for _ in range(20):
+        lights.tick()
+        now[0] += 0.5
+    assert cues == ["dung", "win"]
+
+
+def test_the_thread_animates_and_closes() -> None:
+    lights = create_lights(default_board(), "sim")
+    try:
+        lights.update({"phase": "lobby", "seats": []})  # attract: the picture moves
+        first = lights.frame()
+        assert wait_for(lambda: lights.frame() != first and any(map(any, lights.frame())))
+        lights.update(VIEW)
+        assert wait_for(lambda: lights.frame()[4] == (127, 0, 0))
+    finally:
+        lights.close()
+    assert lights._thread is not None and not lights._thread.is_alive()

@@ -1,0 +1,86 @@
+"""Gamma, layout mapping and the power limiter (random frames never exceed the budget)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from firmware.board import BoardConfig, parse_board
+from firmware.output import Output, channel_budget, estimate_ma, gamma_table, limit_power
+from firmware.scene import RGB
+
+channel = st.integers(0, 255)
+colour = st.tuples(channel, channel, channel)
+
+
+@st.composite
+def boards_and_frames(draw: st.DrawFn) -> tuple[BoardConfig, list[RGB]]:
+    leds = draw(st.integers(1, 300))
+    idle = draw(st.one_of(st.integers(0, 2), st.floats(0, 2, allow_nan=False)))
+    supply = draw(st.one_of(st.integers(1, 20_000), st.floats(1, 20_000, allow_nan=False)))
+    if idle * leds >= supply:
+        supply = idle * leds + draw(st.floats(0.001, 5000))
+    per_led = draw(st.one_of(st.integers(1, 80), st.floats(0.5, 80, allow_nan=False)))
+    board = parse_board({
+        "track": {"spaces": 4}, "strip": {"led_count": max(leds, 4),
+                                          "max_brightness": draw(st.floats(0.01, 1.0)),
+                                          "gamma": draw(st.floats(1.0, 3.0))},
+        "power": {"supply_ma": supply, "ma_per_led": per_led, "idle_ma_per_led": idle}})
+    frame = draw(st.lists(colour, min_size=board.led_count, max_size=board.led_count))
+    return board, frame
+
+
+@settings(max_examples=300, deadline=None)
+@given(boards_and_frames())
+def test_limited_frames_never_exceed_the_budget(case: tuple[BoardConfig, list[RGB]]) -> None:
+    board, frame = case
+    output = Output(board)
+    shown = output.finish(frame)
+    assert estimate_ma(shown, board) <= Fraction(board.supply_ma)
+    assert all(0 <= value <= 255 for led in shown for value in led)
+    # Limiting only ever dims, and leaves a frame that fits untouched.
+    after_gamma = [(output.lut[r], output.lut[g], output.lut[b]) for r, g, b in frame]
+    assert all(s <= g for led_s, led_g in zip(shown, after_gamma, strict=True)
+               for s, g in zip(led_s, led_g, strict=True))
+    if estimate_ma(after_gamma, board) <= Fraction(board.supply_ma):
+        assert shown == after_gamma
+
+
+def test_full_white_on_a_small_supply_is_scaled_to_just_fit() -> None:
+    board = parse_board({"track": {"spaces": 100}, "strip": {"max_brightness": 1.0,
+                                                             "gamma": 1.0},
+                         "power": {"supply_ma": 1000, "ma_per_led": 60,
+                                   "idle_ma_per_led": 1}})
+    shown = Output(board).finish([(255, 255, 255)] * 100)
+    # 100 LEDs x 60 mA = 6000 mA wanted; 1000 - 100 idle = 900 mA for light: 15 %.
+    assert 890 < float(estimate_ma(shown, board)) <= 1000
+    assert shown[0] == (38, 38, 38)
+
+
+def test_limit_power_keeps_colour_ratios() -> None:
+    assert limit_power([(200, 100, 0)], 150) == [(100, 50, 0)]
+    frame = [(10, 10, 10)]
+    assert limit_power(frame, 30) is frame
+
+
+def test_budget_covers_idle_current() -> None:
+    board = parse_board({"track": {"spaces": 10}, "power": {"supply_ma": 100,
+                                                            "ma_per_led": 60,
+                                                            "idle_ma_per_led": 2}})
+    assert channel_budget(board) == (100 - 20) * 765 // 60
+
+
+def test_gamma_table_caps_brightness_and_keeps_black() -> None:
+    table = gamma_table(2.2, 0.5)
+    assert table[0] == 0 and table[255] == 127
+    assert list(table) == sorted(table)
+
+
+def test_heap_under_a_figure_shows_on_a_spare_led() -> None:
+    board = parse_board({"track": {"spaces": 4}, "strip": {"led_count": 8},
+                         "layout": {"leds_per_space": 2}})
+    leds = Output(board).leds_from_spaces([(1, 1, 1), (2, 2, 2), (0, 0, 0), (0, 0, 0)],
+                                          [None, (9, 9, 9), None, None])
+    assert leds == [(1, 1, 1), (1, 1, 1), (2, 2, 2), (9, 9, 9)] + [(0, 0, 0)] * 4
