@@ -7,6 +7,7 @@ table still runs: bots then play a random card from their hand and hints are off
 from __future__ import annotations
 
 import importlib
+import logging
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from engine.game import Game
 
 DEFAULT_LEVELS = ("random", "easy", "medium", "hard")
+log = logging.getLogger(__name__)
 
 
 def _players() -> Any | None:
@@ -34,9 +36,13 @@ def choose_card(level: str, game: Game, player: str, seed: int) -> int:
     hand = game.hand(player)
     module = _players()
     if module is not None and hasattr(module, "choose_card"):
-        card = int(module.choose_card(level, game, player, seed))
-        if card in hand:
-            return card
+        try:
+            card = int(module.choose_card(level, game, player, seed))
+        except Exception:  # a failing bot must not stall the table: play a random card
+            log.exception("computer player %s (%s) failed", player, level)
+        else:
+            if card in hand:
+                return card
     return random.Random(seed).choice(hand)
 
 

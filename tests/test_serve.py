@@ -1,0 +1,179 @@
+"""``kalimambo serve`` as a real process: options, many event streams, simultaneous picks."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+
+NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
+
+
+def serve(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kalimambo", "serve", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (("--strip", "neon"), "--strip"),
+    (("--port", "eighty"), "--port"),
+    (("--port", "70000"), "--port"),
+    (("--host-pin", "1 2"), "--host-pin"),
+    (("--config", "/nonexistent/board.toml"), "not found"),
+])
+def test_bad_options_end_in_one_line_and_status_2(tmp_path: Path, args: tuple[str, ...],
+                                                  words: str) -> None:
+    result = serve("--data-dir", str(tmp_path / "d"), *args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], result.stderr
+
+
+def test_a_broken_board_file_names_the_key(tmp_path: Path) -> None:
+    board = tmp_path / "board.toml"
+    board.write_text("[track]\nspaces = -4\n")
+    result = serve("--config", str(board), "--data-dir", str(tmp_path / "d"))
+    assert result.returncode == 2
+    assert "spaces" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[track\n")
+    result = serve("--config", str(broken), "--data-dir", str(tmp_path / "d"))
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_port_in_use_is_refused_at_once(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        result = serve("--host", "127.0.0.1", "--port", str(port),
+                       "--data-dir", str(tmp_path / "d"))
+    assert result.returncode == 2 and "in use" in result.stderr
+
+
+def test_server_prints_url_and_pin_and_gives_lan_join_url(server: Any, http: Any) -> None:
+    log = server.log.read_text()
+    assert "Host PIN: 1234" in log
+    status, view = http("GET", f"{server.url}/api/v1/state")
+    assert status == 200
+    assert view["join_url"].startswith("http://")
+    assert "localhost" not in view["join_url"] and "127.0.0.1" not in view["join_url"]
+    assert f"phones open {view['join_url']}" in log
+    assert len(server.worker_pids()) == 1
+
+
+class SseClient:
+    """A raw-socket event stream reader (no buffering surprises)."""
+
+    def __init__(self, port: int, token: str | None = None) -> None:
+        path = "/api/v1/events" + (f"?token={token}" if token else "")
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+        self.buffer = b""
+
+    def next_view(self) -> dict[str, Any]:
+        while True:
+            while b"\n\n" not in self.buffer.split(b"\r\n\r\n", 1)[-1] or \
+                    b"data: " not in self.buffer:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    raise ConnectionError("stream closed")
+                self.buffer += chunk
+            start = self.buffer.index(b"data: ") + 6
+            end = self.buffer.index(b"\n", start)
+            line = self.buffer[start:end]
+            self.buffer = self.buffer[end + 1:]
+            view: dict[str, Any] = json.loads(line.split(b"\r\n")[0])
+            return view
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_sixty_streams_get_the_snapshot_at_once_and_every_reveal(
+        server: Any, http: Any) -> None:
+    tokens = {n: http("POST", f"{server.url}/api/v1/join", {"name": n})[1]["token"]
+              for n in NAMES}
+    host = http("POST", f"{server.url}/api/v1/host", {"pin": server.pin})[1]["token"]
+    clients = [SseClient(server.port) for _ in range(60)]
+    try:
+        firsts = [c.next_view() for c in clients]
+        assert all(v["phase"] == "lobby" and len(v["seats"]) == 7 for v in firsts)
+        assert http("POST", f"{server.url}/api/v1/host/start", {}, token=host)[0] == 200
+        assert all(c.next_view()["phase"] == "picking" for c in clients)
+        for round_no in (1, 2):
+            barrier = threading.Barrier(len(NAMES))
+            answers: list[tuple[int, Any]] = []
+
+            def pick(name: str, card: int, round_no: int = round_no,
+                     barrier: Any = barrier, answers: list[Any] = answers) -> None:
+                barrier.wait()
+                answers.append(http("POST", f"{server.url}/api/v1/pick",
+                                    {"round": round_no, "card": card}, token=tokens[name]))
+
+            threads = [threading.Thread(target=pick, args=(n, (i + round_no) % 12))
+                       for i, n in enumerate(NAMES)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(30)
+            assert [status for status, _ in answers] == [200] * 7
+            assert sum(body["resolved"] for _, body in answers) == 1
+            for client in clients:
+                view = client.next_view()
+                while view["round"] == round_no:
+                    assert view["last_round"] is None or view["last_round"]["round"] < round_no
+                    view = client.next_view()
+                assert view["last_round"]["round"] == round_no
+                assert view["last_round"]["cards"] == {
+                    n: (i + round_no) % 12 for i, n in enumerate(NAMES)}
+        _, record = http("GET", f"{server.url}/api/v1/record")
+        assert len(record["rounds"]) == 2
+    finally:
+        for client in clients:
+            client.close()
+
+
+def test_a_seat_stream_marks_it_connected(server: Any, http: Any) -> None:
+    token = http("POST", f"{server.url}/api/v1/join", {"name": "Ana"})[1]["token"]
+    watcher = SseClient(server.port)
+    assert watcher.next_view()["seats"][0]["connected"] is False
+    phone = SseClient(server.port, token)
+    phone.next_view()
+    assert watcher.next_view()["seats"][0]["connected"] is True
+    phone.close()
+    watcher.close()
+
+
+def test_bots_think_in_the_background_and_keep_up(server: Any, http: Any) -> None:
+    """Under gevent the bots' search runs in native threads; the game still flows."""
+    tokens = {n: http("POST", f"{server.url}/api/v1/join", {"name": n})[1]["token"]
+              for n in NAMES[:2]}
+    host = http("POST", f"{server.url}/api/v1/host", {"pin": server.pin})[1]["token"]
+    status, body = http("POST", f"{server.url}/api/v1/host/bots",
+                        {"count": 2, "level": "medium"}, token=host)
+    assert status == 201 and len(body["names"]) == 2
+    watcher = SseClient(server.port)
+    try:
+        watcher.next_view()
+        assert http("POST", f"{server.url}/api/v1/host/start", {}, token=host)[0] == 200
+        for round_no in range(1, 13):
+            for i, name in enumerate(tokens):
+                status, _ = http("POST", f"{server.url}/api/v1/pick",
+                                 {"round": round_no, "card": (round_no + 5 * i) % 12},
+                                 token=tokens[name])
+                assert status == 200
+            view = watcher.next_view()
+            while not (view["history"] and view["history"][-1]["round"] == round_no):
+                view = watcher.next_view()
+        assert view["phase"] == "finished"
+    finally:
+        watcher.close()
