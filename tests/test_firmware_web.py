@@ -1,0 +1,59 @@
+"""The lights inside the table: after the host starts a game, GET /api/v1/leds on the
+simulated strip shows every figure, Mambo and every heap, explorers in distinct colours."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("web.app") is None,
+                                reason="web.app (the table service) is not there yet")
+
+NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def leds_when(client: Any, condition: Any, timeout: float = 10.0) -> list[tuple[int, ...]]:
+    """Poll the strip until ``condition(frame)`` holds (the lights run on a thread)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        frame = [tuple(led) for led in client.get("/api/v1/leds").json["leds"]]
+        if condition(frame) or time.monotonic() > deadline:
+            return frame
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("players", [3, 7])
+def test_after_start_the_strip_shows_every_piece(client: Any, host_token: str,
+                                                 players: int) -> None:
+    for name in NAMES[:players]:
+        assert client.post("/api/v1/join", json={"name": name}).status_code == 201
+    response = client.post("/api/v1/host/start", json={}, headers=bearer(host_token))
+    assert response.status_code == 200, response.json
+    view = client.get("/api/v1/state").json
+    # The set-up intro plays first; "next" skips it to the steady picture.
+    assert client.post("/api/v1/host/lights/next", json={},
+                       headers=bearer(host_token)).status_code == 200
+    positions: dict[str, int] = view["positions"]
+    pieces = {*positions.values(), view["rhino"], *view["dung"]}
+    assert len(view["dung"]) == 6 and view["track_length"] == 32
+
+    def settled(frame: list[tuple[int, ...]]) -> bool:
+        return {i for i, led in enumerate(frame) if any(led)} == pieces
+
+    frame = leds_when(client, settled)
+    assert len(frame) == 32
+    lit = {i for i, led in enumerate(frame) if any(led)}
+    assert lit == pieces  # every figure, Mambo and every heap; nothing else
+    explorers = [frame[positions[name]] for name in NAMES[:players]]
+    assert len(set(explorers)) == players  # distinct colours
+    others = {frame[positions["Kali"]], frame[view["rhino"]], *(frame[d] for d in view["dung"]
+                                                                 if d not in positions.values())}
+    assert not others & set(explorers)  # Kali, Mambo, heaps unlike any explorer
+    assert view["lights"]["ok"] and view["lights"]["backend"] == "sim"
