@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "JOIN_URL": None,         # None: the Pi's LAN address (or kalimambo.local)
     "RUNNER": "auto",         # bots and hints: auto | thread | inline
     "HEARTBEAT": 15.0,        # seconds between SSE heartbeat comments
+    "LIGHTS": None,           # a ready Lights object (tests); None: firmware.lights
 }
 
 
@@ -68,7 +69,7 @@ def build_service(config: dict[str, Any]) -> TableService:
     led_count = int(getattr(board, "led_count", track_length))
     store = Store(Path(config["DATA_DIR"]) / DB_NAME)
     pin = config["HOST_PIN"] or getattr(board, "host_pin", None) or stored_pin(store)
-    lights = open_lights(board, config["STRIP"], led_count)
+    lights = config["LIGHTS"] or open_lights(board, config["STRIP"], led_count)
     table = Table(store, track_length, HostAuth(store, str(pin)),
                   join_url=config["JOIN_URL"] or join_url(int(config["PORT"])),
                   runner=_runner(config["RUNNER"]), lights_status=lights.status)
