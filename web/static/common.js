@@ -1,6 +1,6 @@
 /* Shared by the phone, board and host pages: translations, the JSON API, the live
    view over Server-Sent Events, and a tiny DOM helper that only ever sets text
-   (player names are typed by players, so they never go through innerHTML). */
+   (player names are typed by players, so they never become HTML markup). */
 "use strict";
 
 const K = (() => {
@@ -131,6 +131,13 @@ const K = (() => {
     }
   }
 
+  /** The table's messages are English: other languages get our own words for the code. */
+  function errorText(code, message) {
+    const key = `err.${code}`;
+    if (lang !== "en" && key in (MESSAGES[lang] || {})) return t(key);
+    return message || (key in MESSAGES.en ? t(key) : t("error.generic"));
+  }
+
   /** Call /api/v1: resolves with the JSON answer, rejects with an ApiError. */
   async function api(method, path, options) {
     const opts = options || {};
@@ -152,8 +159,8 @@ const K = (() => {
     try { data = await response.json(); } catch (e) { data = null; }
     if (!response.ok) {
       const error = (data && data.error) || {};
-      throw new ApiError(response.status, error.code || `http_${response.status}`,
-        error.message || t("error.generic"));
+      const code = error.code || `http_${response.status}`;
+      throw new ApiError(response.status, code, errorText(code, error.message));
     }
     return data;
   }

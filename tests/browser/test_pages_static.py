@@ -1,0 +1,142 @@
+"""The pages without a browser: translations complete, assets local, QR code and routes.
+
+These run in well under a second and catch what a browser test would only show as
+a raw message key on one language's screen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from web import pages
+
+WEB = Path(pages.__file__).parent
+TEMPLATES = WEB / "templates"
+STATIC = WEB / "static"
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+DYNAMIC_PREFIXES = ("colour.", "level.", "hint.", "err.", "phase.")
+"""Keys built at run time from a value (a colour, a level, a hint or error code)."""
+
+
+def load(lang: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((WEB / "i18n" / f"{lang}.json").read_text("utf-8"))
+    return data
+
+
+def used_keys() -> set[str]:
+    """Every message key the templates and scripts name literally."""
+    found: set[str] = set()
+    for path in TEMPLATES.glob("*.html"):
+        found |= set(re.findall(r'data-i18n(?:-placeholder|-label)?="([\w.]+)"',
+                                path.read_text("utf-8")))
+    for path in STATIC.glob("*.js"):
+        text = path.read_text("utf-8")
+        found |= set(re.findall(r'\bt\(\s*"([\w.]+)"', text))
+        found |= set(re.findall(r'"data-i18n": "([\w.]+)"', text))
+        found |= set(re.findall(r'\["([a-z]+\.[\w.]+)"\]', text))
+        found |= {m for m in re.findall(r'\?\s*"([a-z]+\.[a-z_]+)"\s*:\s*"([a-z]+\.[a-z_]+)"',
+                                        text) for m in m}
+    return found
+
+
+@pytest.mark.parametrize("lang", ["de", "fr", "it"])
+def test_every_language_has_every_message_with_the_same_placeholders(lang: str) -> None:
+    english = load("en")
+    other = load(lang)
+    assert sorted(other) == sorted(english)
+    for key, text in english.items():
+        assert other[key].strip(), f"{lang}: {key} is empty"
+        assert set(PLACEHOLDER.findall(other[key])) == set(PLACEHOLDER.findall(text)), \
+            f"{lang}: {key} has other placeholders than English"
+    assert other["lang.name"] != english["lang.name"]
+    same = [k for k, v in other.items() if v == english[k] and len(v) > 12]
+    assert len(same) < 5, f"{lang}: still English: {same}"
+
+
+def test_every_key_the_pages_use_exists_and_none_is_dead() -> None:
+    english = load("en")
+    used = used_keys()
+    assert used, "the key scan found nothing: the pattern is broken"
+    assert sorted(used - set(english)) == []
+    dead = [k for k in english if k not in used and not k.startswith(DYNAMIC_PREFIXES)]
+    assert dead == []
+
+
+def test_dynamic_keys_cover_colours_levels_and_hint_codes() -> None:
+    from engine import players
+    from web.seats import COLOURS
+
+    english = load("en")
+    for colour in COLOURS:
+        assert f"colour.{colour}" in english
+    for level in players.LEVELS:
+        assert f"level.{level}" in english
+    hints_part = (players.__doc__ or "").partition("Hints:")[2]
+    codes = re.findall(r"^- ``(\w+)``", hints_part, flags=re.MULTILINE)
+    assert codes, "no hint codes found in engine.players' docstring"
+    for code in codes:
+        assert f"hint.{code}" in english
+
+
+def test_no_asset_comes_from_another_host() -> None:
+    for path in [*TEMPLATES.glob("*.html"), *STATIC.glob("*.css"), *STATIC.glob("*.js")]:
+        text = path.read_text("utf-8")
+        assert not re.search(r'(src|href)\s*=\s*["\']?(https?:)?//', text), path.name
+        assert "@import" not in text and "fonts.googleapis" not in text, path.name
+        assert not re.search(r"url\(\s*['\"]?(https?:)?//", text), path.name
+
+
+def test_scripts_never_put_text_into_html() -> None:
+    """Names are typed by players: the scripts only ever set textContent."""
+    for path in STATIC.glob("*.js"):
+        text = path.read_text("utf-8")
+        assert "innerHTML" not in text and "outerHTML" not in text, path.name
+        assert "insertAdjacentHTML" not in text and "document.write" not in text, path.name
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    from web.app import create_app
+
+    app = create_app({"DATA_DIR": str(tmp_path), "RUNNER": "inline", "STRIP": "sim",
+                      "JOIN_URL": "http://10.1.2.3:8000/"})
+    yield app.test_client()
+    app.extensions["kalimambo"].close()
+
+
+@pytest.mark.parametrize("path", ["/", "/board", "/host"])
+def test_pages_answer_with_all_four_languages(client: Any, path: str) -> None:
+    response = client.get(path, headers={"Accept-Language": "fr-CH, fr;q=0.9"})
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert '<html lang="fr"' in html
+    block = re.search(r'<script type="application/json" id="messages">(.*?)</script>',
+                      html, re.S)
+    assert block is not None
+    messages = json.loads(block.group(1))
+    assert sorted(messages) == ["de", "en", "fr", "it"]
+
+
+def test_qr_code_carries_the_join_url_from_the_public_view(client: Any) -> None:
+    response = client.get("/qr.svg")
+    assert response.status_code == 200
+    assert response.mimetype == "image/svg+xml"
+    body = response.get_data(as_text=True)
+    ET.fromstring(body)  # well-formed SVG
+    assert body == pages.qr_svg("http://10.1.2.3:8000/")
+    assert body != pages.qr_svg("http://localhost:8000/")
+
+
+def test_static_files_are_served(client: Any) -> None:
+    for name in ("style.css", "common.js", "cards.js", "phone.js", "board.js", "host.js",
+                 "icon.svg"):
+        response = client.get(f"/static/{name}")
+        assert response.status_code == 200, name
+        response.close()
