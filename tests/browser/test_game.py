@@ -62,12 +62,21 @@ def test_three_phones_play_a_whole_game(server: Server, browser: Any, artifacts:
     phone_ctxs = [browser.new_context(viewport=PHONE, locale="en-GB") for _ in NAMES]
     try:
         board = board_ctx.new_page()
-        board.goto(f"{server.url}/board?pace=30")
+        board.goto(f"{server.url}/board?pace=30&leds=1")
         phones = [ctx.new_page() for ctx in phone_ctxs]
+        phones[0].goto(f"{server.url}/")
+        phones[0].wait_for_selector("#join-form", state="visible", timeout=WAIT_MS)
+        assert overflow(phones[0]) == 0
+        phones[0].screenshot(path=str(artifacts / "phone-join.png"))
         for page, name in zip(phones, NAMES, strict=True):
             join(page, server.url, name)
+        assert overflow(phones[2]) == 0
+        phones[2].screenshot(path=str(artifacts / "phone-lobby.png"))
         board.wait_for_function("n => document.querySelectorAll('#scores tbody tr').length === n",
                                 arg=len(NAMES), timeout=WAIT_MS)
+        board.wait_for_function("() => document.querySelectorAll('#leds span').length === 32",
+                                timeout=WAIT_MS)
+        assert board.is_visible("#pin")  # opened on the table's own machine (127.0.0.1)
         board.screenshot(path=str(artifacts / "board-lobby.png"))
 
         host = host_ctx.new_page()

@@ -363,7 +363,7 @@
         ? el("span", { class: "muted" }, seat.picked ? " ✓" : " …") : null;
       row.appendChild(el("td", { class: "name" },
         el("span", { class: `dot c-${seat.colour}`, "aria-hidden": "true" }), " ",
-        seat.name, mark));
+        seat.name, mark, el("span", { class: "colour-small" }, t(`colour.${seat.colour}`))));
       let before = 0;
       for (let r = 0; r < rounds; r += 1) {
         const entry = history[r];

@@ -209,6 +209,14 @@
       $("over-text").textContent = t("over.lost", { names: winners.join(", ") });
     }
     $("over-points").textContent = t("over.place", { points: seat ? seat.minus_points : 0 });
+    const ranking = $("over-ranking");
+    ranking.textContent = "";
+    const seats = (view.seats || []).slice().sort((a, b) => a.minus_points - b.minus_points);
+    for (const other of seats) {
+      ranking.appendChild(el("li", { class: winners.includes(other.name) ? "winner" : "" },
+        el("span", { class: `dot c-${other.colour}`, "aria-hidden": "true" }), " ",
+        el("span", { class: "grow" }, other.name), el("b", {}, String(other.minus_points))));
+    }
   }
 
   function renderLast() {
@@ -258,6 +266,8 @@
     if (state.selected !== null && !state.me.hand.includes(state.selected)) state.selected = null;
     renderStatus();
     renderOver();
+    $("hand").hidden = view.phase === "finished";
+    $("status").hidden = !$("status").textContent;
     renderHand();
     renderPickers();
     renderLast();
