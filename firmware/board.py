@@ -315,19 +315,24 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
         path=path)
 
 
-def load_board_file(path: str | Path) -> BoardConfig:
-    """Read and check a board file; raise ``BoardFileError`` ("FILE: key: problem")."""
+def load_board_data(path: str | Path) -> dict[str, Any]:
+    """The parsed TOML of a board file, unchecked; ``BoardFileError`` if unreadable."""
     name = str(path)
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+            return tomllib.load(handle)
     except FileNotFoundError:
         raise BoardFileError(f"{name}: no such board file") from None
     except OSError as error:
         raise BoardFileError(f"{name}: cannot read it ({error.strerror})") from None
     except tomllib.TOMLDecodeError as error:
         raise BoardFileError(f"{name}: not valid TOML: {error}") from None
+
+
+def load_board_file(path: str | Path) -> BoardConfig:
+    """Read and check a board file; raise ``BoardFileError`` ("FILE: key: problem")."""
+    data = load_board_data(path)
     try:
-        return parse_board(data, name)
+        return parse_board(data, str(path))
     except BoardFileError as error:
-        raise BoardFileError(f"{name}: {error}") from None
+        raise BoardFileError(f"{path}: {error}") from None

@@ -55,6 +55,8 @@ class Lights:
         self._override: list[RGB] | None = None
         self._frame: list[RGB] = [(0, 0, 0)] * board.led_count
         self._sent: list[RGB] | None = None
+        self.ticks = 0
+        """Frames computed so far (the bench counts them)."""
         self.backend: Backend | None = None
         self._error: str | None = None
         self._start_backend()
@@ -178,6 +180,7 @@ class Lights:
                 leds = self.output.leds_from_spaces(top, under)
             frame = self.output.finish(leds)
             self._frame = frame
+            self.ticks += 1
         self._send(frame)
         if self.on_cue is not None:
             for cue in cues:
@@ -189,8 +192,8 @@ class Lights:
 
     def _run(self) -> None:
         period = 1.0 / self.board.fps
+        due = time.monotonic()
         while not self._closed:
-            started = time.monotonic()
             self._wake.clear()
             try:
                 self.tick()
@@ -198,8 +201,13 @@ class Lights:
                 log.exception("lights: computing a frame failed")
             with self._lock:
                 moving = self.show.animated() and self._override is None
-            wait = period - (time.monotonic() - started) if moving else IDLE_WAIT_S
-            self._wake.wait(max(0.0, wait))
+            now = time.monotonic()
+            # Frames on a fixed beat (not "period after the last one"), so sleeping
+            # late now and then does not lower the frame rate; never catch up in bursts.
+            due = max(due + period, now) if moving else now + IDLE_WAIT_S
+            self._wake.wait(due - now)
+            if self._wake.is_set():
+                due = time.monotonic()
 
 
 def create_lights(board: BoardConfig, strip: str | None = None, **options: Any) -> Lights:

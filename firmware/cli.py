@@ -1,0 +1,359 @@
+"""``kalimambo leds``: bring up, check and calibrate the LED strip (for builders).
+
+The board file is checked before any hardware is touched: a mistake ends in one
+line naming the key, exit status 2.  A strip that will not start ends in one
+line saying what to check, exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import queue
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from firmware.board import BACKENDS, BoardConfig, BoardFileError, load_board_data, parse_board
+from firmware.scene import RGB
+from kalimambo.args import Parser, fail
+
+PROG = "kalimambo leds"
+RED, GREEN, BLUE, WHITE = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)
+
+DESCRIPTION = """\
+Bring up the LED strip that runs round the board: light a test pattern, walk the
+strip LED by LED, and calibrate which LED sits under which space from a phone.
+
+Bringing up a strip, step by step:
+  1. Wiring: strip DIN to GPIO 18 (header pin 12) through a 3.3->5 V level shifter
+     (74AHCT125) or a 330 ohm resistor; strip +5V and GND to its own 5 V supply
+     (never the Pi's 5 V pin); the supply's GND joined to a Pi GND pin.
+  2. Pi 5: add   dtoverlay=ws2812-pio,gpio=18,num_leds=N   to
+     /boot/firmware/config.txt (N = your LED count) and reboot: /dev/leds0 appears.
+     Pi 1-4 / Zero 2 W: ./setup.sh installs rpi-ws281x; GPIO 18 needs root (sudo),
+     GPIO 10 (SPI) does not but needs SPI on (raspi-config).
+  3. Write a board file, e.g. board.toml (every key: docs/CONTRACTS.md):
+         [track]
+         spaces = 32            # spaces round your board
+         [strip]
+         led_count = 60         # LEDs on your strip
+         colour_order = "GRB"   # most WS2812B strips
+         max_brightness = 0.5
+         [power]
+         supply_ma = 3000       # what your 5 V supply gives
+  4. kalimambo leds --config board.toml test
+     Every LED red, green, blue, then white; then each space in turn.
+  5. kalimambo leds --config board.toml calibrate
+     Open the address it prints on your phone; tap the space under each glowing LED.
+     The map is written into board.toml.
+  6. kalimambo serve --config board.toml   (or: kalimambo --config board.toml)
+
+Exit status: 0 done, 1 the strip did not start (the message says what to check),
+2 a mistake in the command line or the board file (the message names the key).
+"""
+
+EPILOG = "'kalimambo leds COMMAND --help' tells more about each command."
+
+
+def _common(parser: Any, suppress: bool) -> None:
+    """The shared options, on the main parser and (without defaults) on each command."""
+    default: Any = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--config", metavar="FILE", default=default,
+                        help="the board file (TOML); default: 32 spaces, 32 LEDs, "
+                             "LED i under space i")
+    parser.add_argument("--strip", choices=BACKENDS, default=default,
+                        help="which strip to drive: auto (Pi 5: pio, other Pis: ws281x, "
+                             "elsewhere: sim), sim (a simulated strip, shown in the "
+                             "terminal), ws281x or pio; default: the board file's "
+                             "strip.backend, else auto")
+    parser.add_argument("--leds", metavar="N", type=int, default=default,
+                        help="LEDs on the strip, instead of the board file's "
+                             "strip.led_count (calibrate writes it into the file)")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog=PROG, description=DESCRIPTION, epilog=EPILOG,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(parser, suppress=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                     parser_class=Parser)
+
+    test = commands.add_parser(
+        "test", help="colour test pattern, then each space in turn",
+        description="Light every LED red, green, blue, then white (about a second each), "
+        "then each space's LEDs in turn, then go dark. Wrong colours: the right "
+        "strip.colour_order is, for each letter of the current one in turn, the colour "
+        "you saw when the test showed that colour (with \"GRB\": if red showed green, "
+        "green showed red and blue showed blue, use \"RGB\"). Nothing lights: check the "
+        "ground link between supply and Pi, the data direction (the arrows on the strip "
+        "point away from the Pi), and --strip. Too dim or flickering at white: raise "
+        "power.supply_ma only if your supply really gives it.")
+    _common(test, suppress=True)
+    test.add_argument("--delay", type=float, default=1.0, metavar="S",
+                      help="seconds per colour (default 1)")
+    test.add_argument("--space-delay", type=float, default=0.25, metavar="S",
+                      help="seconds per space (default 0.25)")
+
+    walk = commands.add_parser(
+        "walk", help="light one LED at a time; Enter (or the next button) for the next",
+        description="Light LED 0, then the next each time you press Enter or the "
+        "board's next button. Type a number and Enter to jump to that LED, 'b' to go "
+        "back one, 'q' to stop. Use it to count your LEDs and to find where space 0 "
+        "is (then set layout.first_led), or run 'calibrate' to do it from a phone.")
+    _common(walk, suppress=True)
+    walk.add_argument("--start", type=int, default=0, metavar="N",
+                      help="the first LED to light (default 0)")
+
+    calibrate = commands.add_parser(
+        "calibrate", help="map LEDs to spaces from a phone; writes the board file",
+        description="Serve a small page for your phone (the address is printed, with a "
+        "QR code). The Pi lights one LED at a time; tap the space on the drawing of the "
+        "board where it glows, 'Under no space' for an LED between spaces, or 'Skip'. "
+        "When every space has an LED, 'Save' writes an explicit [layout] spaces map into "
+        "the board file (--config, made if missing), keeping everything else in it. "
+        "Stop with Ctrl-C.")
+    _common(calibrate, suppress=True)
+    calibrate.add_argument("--port", type=int, default=8001,
+                           help="port for the phone page (default 8001)")
+    calibrate.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS",
+                           help="address to listen on (default all, so a phone can reach it)")
+
+    bench = commands.add_parser(
+        "bench", help="how fast frames are computed here",
+        description="Time the frame computation for 32, 64 and 160 LEDs during a whole "
+        "round's animation, and the share of one CPU core that a 60 frames-per-second "
+        "animation takes (targets: 0.5 ms per frame at 160 LEDs, 5 %% of a core). "
+        "Uses a simulated strip; touches no hardware.")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--frames", type=int, default=3000, help="frames timed per size")
+    bench.add_argument("--seconds", type=float, default=3.0,
+                       help="seconds the 60 fps animation is measured")
+    return parser
+
+
+def read_board(path: str | None, leds: int | None, drop_layout: bool = False,
+               missing_ok: bool = False) -> BoardConfig:
+    """The board file (or the defaults) with the command line's ``--leds`` applied."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = load_board_data(path)
+        except BoardFileError:
+            if not missing_ok or _exists(path):
+                raise
+    if leds is not None:
+        strip = data.setdefault("strip", {})
+        if isinstance(strip, dict):
+            strip["led_count"] = leds
+        if "track" not in data and isinstance(strip, dict):
+            data["track"] = {"spaces": 32}
+    if drop_layout and isinstance(data.get("layout"), dict):
+        data["layout"] = {k: v for k, v in data["layout"].items() if k != "spaces"}
+    try:
+        return parse_board(data, path)
+    except BoardFileError as error:
+        where = path or "the default board"
+        if leds is not None and str(error).startswith("strip.led_count"):
+            raise BoardFileError(f"--leds: {str(error).split(': ', 1)[1]}") from None
+        raise BoardFileError(f"{where}: {error}") from None
+
+
+def _exists(path: str) -> bool:
+    from pathlib import Path
+
+    return Path(path).exists()
+
+
+# -- showing frames ------------------------------------------------------------------
+
+class Strip:
+    """The lights in builder mode: raw LED pictures, sent at once."""
+
+    def __init__(self, board: BoardConfig, strip: str, out: Any) -> None:
+        from firmware.lights import Lights
+
+        logging.getLogger("firmware.lights").setLevel(logging.CRITICAL)  # we say it once
+        self.lights = Lights(board, strip, run_thread=False)
+        self.board = board
+        self.out = out
+        self.terminal = self.lights.backend_name == "sim" and bool(
+            getattr(out, "isatty", lambda: False)())
+
+    @property
+    def error(self) -> str | None:
+        status = self.lights.status()
+        return None if status["ok"] else str(status["error"])
+
+    def show(self, leds: Sequence[RGB]) -> list[RGB]:
+        self.lights.set_override(leds)
+        frame = self.lights.tick()
+        if self.terminal:
+            bar = "".join(f"\x1b[48;2;{r};{g};{b}m \x1b[0m" for r, g, b in frame)
+            self.out.write(f"\r{bar}\n")
+        return frame
+
+    def close(self) -> None:
+        self.lights.close()
+
+
+def _solid(board: BoardConfig, colour: RGB) -> list[RGB]:
+    return [colour] * board.led_count
+
+
+def _say(out: Any, text: str) -> None:
+    out.write(text + "\n")
+    out.flush()
+
+
+def run_test(strip: Strip, delay: float, space_delay: float, out: Any) -> int:
+    board = strip.board
+    _say(out, f"colour_order is {board.colour_order}: if the colours below are wrong, see "
+              f"'{PROG} test --help'")
+    for name, colour in (("RED", RED), ("GREEN", GREEN), ("BLUE", BLUE), ("WHITE", WHITE)):
+        _say(out, f"all {board.led_count} LEDs {name}")
+        strip.show(_solid(board, colour))
+        time.sleep(delay)
+    for space in range(board.spaces):
+        leds = board.leds_of(space)
+        _say(out, f"space {space}: LED {', '.join(str(led) for led in leds)}")
+        frame: list[RGB] = [(0, 0, 0)] * board.led_count
+        for led in leds:
+            frame[led] = WHITE
+        strip.show(frame)
+        time.sleep(space_delay)
+    strip.show(_solid(board, (0, 0, 0)))
+    _say(out, "done: all dark")
+    return 0
+
+
+def run_walk(strip: Strip, start: int, lines: Any, out: Any) -> int:
+    board = strip.board
+    if not 0 <= start < board.led_count:
+        return fail(PROG, f"--start {start}: LEDs run 0 to {board.led_count - 1}")
+    commands: queue.Queue[str | None] = queue.Queue()
+
+    def read_lines() -> None:
+        for line in lines:
+            commands.put(line.strip())
+        commands.put(None)
+
+    threading.Thread(target=read_lines, name="walk-input", daemon=True).start()
+    controls = _controls(board, lambda: commands.put(""))
+    where = board.space_of_led()
+    led = start
+    try:
+        while True:
+            frame: list[RGB] = [(0, 0, 0)] * board.led_count
+            frame[led] = WHITE
+            strip.show(frame)
+            space = where.get(led)
+            under = f"under space {space}" if space is not None else "under no space"
+            _say(out, f"LED {led} of {board.led_count} lit ({under} in the board file). "
+                      "Enter: next, b: back, N: jump, q: quit")
+            command = commands.get()
+            if command is None or command.lower() == "q":
+                break
+            if command == "":
+                led = (led + 1) % board.led_count
+            elif command.lower() == "b":
+                led = (led - 1) % board.led_count
+            elif command.isdigit() and int(command) < board.led_count:
+                led = int(command)
+            else:
+                _say(out, f"'{command}' is not a command: Enter, b, a number from 0 to "
+                          f"{board.led_count - 1}, or q")
+    finally:
+        if controls is not None:
+            controls.close()
+    strip.show(_solid(board, (0, 0, 0)))
+    return 0
+
+
+def _controls(board: BoardConfig, on_next: Callable[[], None]) -> Any:
+    if board.button_next is None:
+        return None
+    from firmware.controls import Controls
+
+    return Controls(board, on_next, None, None)
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            address: str = probe.getsockname()[0]
+        except OSError:
+            address = "127.0.0.1"
+    return address
+
+
+def run_calibrate(strip: Strip, path: str, port: int, bind: str, led_count_changed: bool,
+                  out: Any) -> int:
+    from firmware.calibrate import Calibration, create_calibrate_app
+
+    session = Calibration(strip.board, path, strip.show, led_count_changed)
+    app = create_calibrate_app(session)
+    url = f"http://{lan_address() if bind in ('0.0.0.0', '') else bind}:{port}/"
+    _say(out, f"Open {url} on your phone (same network), or scan:")
+    try:
+        import segno
+
+        segno.make(url).terminal(out=out, compact=True)
+    except Exception:  # the QR code is a convenience only
+        pass
+    _say(out, f"The map is saved into {path}. Stop with Ctrl-C.")
+    try:
+        app.run(host=bind, port=port, threaded=True, use_reloader=False)
+    except OSError as error:
+        return fail(PROG, f"--port {port}: cannot listen there ({error.strerror})")
+    except KeyboardInterrupt:
+        pass
+    strip.show(_solid(strip.board, (0, 0, 0)))
+    return 0
+
+
+def main(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    if args.command == "bench":
+        from firmware.bench import run
+
+        figures = run(args.frames, args.seconds)
+        if args.json:
+            sys.stdout.write(json.dumps(figures) + "\n")
+        else:
+            sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+        return 0
+    if args.leds is not None and args.leds < 1:
+        return fail(PROG, f"--leds {args.leds}: a strip has at least 1 LED")
+    if args.command == "calibrate" and args.config is None:
+        return fail(PROG, "calibrate needs --config FILE: the board file to write the map "
+                          "into (made if missing)")
+    try:
+        board = read_board(args.config, args.leds, drop_layout=args.command == "calibrate",
+                           missing_ok=args.command == "calibrate")
+    except BoardFileError as error:
+        return fail(PROG, str(error))
+    strip = Strip(board, args.strip or board.backend, sys.stdout)
+    if strip.error is not None:
+        sys.stderr.write(f"{PROG}: the {strip.lights.backend_name} strip did not start: "
+                         f"{strip.error}\n")
+        strip.close()
+        return 1
+    try:
+        if args.command == "test":
+            return run_test(strip, max(0.0, args.delay), max(0.0, args.space_delay),
+                            sys.stdout)
+        if args.command == "walk":
+            return run_walk(strip, args.start, sys.stdin, sys.stdout)
+        return run_calibrate(strip, args.config, args.port, args.bind, args.leds is not None,
+                             sys.stdout)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        strip.close()
