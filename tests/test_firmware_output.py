@@ -17,14 +17,14 @@ colour = st.tuples(channel, channel, channel)
 
 @st.composite
 def boards_and_frames(draw: st.DrawFn) -> tuple[BoardConfig, list[RGB]]:
-    leds = draw(st.integers(1, 300))
+    leds = draw(st.integers(4, 300))
     idle = draw(st.one_of(st.integers(0, 2), st.floats(0, 2, allow_nan=False)))
     supply = draw(st.one_of(st.integers(1, 20_000), st.floats(1, 20_000, allow_nan=False)))
     if idle * leds >= supply:
         supply = idle * leds + draw(st.floats(0.001, 5000))
     per_led = draw(st.one_of(st.integers(1, 80), st.floats(0.5, 80, allow_nan=False)))
     board = parse_board({
-        "track": {"spaces": 4}, "strip": {"led_count": max(leds, 4),
+        "track": {"spaces": 4}, "strip": {"led_count": leds,
                                           "max_brightness": draw(st.floats(0.01, 1.0)),
                                           "gamma": draw(st.floats(1.0, 3.0))},
         "power": {"supply_ma": supply, "ma_per_led": per_led, "idle_ma_per_led": idle}})

@@ -1,0 +1,115 @@
+"""Calibration: the phone page's calls, and the map written into the board file."""
+
+from __future__ import annotations
+
+import textwrap
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware.board import BoardFileError, load_board_file, parse_board
+from firmware.boardwrite import with_layout, write_layout
+from firmware.calibrate import DONE, GLOW, Calibration, create_calibrate_app
+from firmware.scene import RGB
+
+BOARD_TEXT = textwrap.dedent("""\
+    # Ana's board: strip starts at space 3 and runs backwards
+    name = "Ana's board"
+    [track]
+    spaces = 4   # a tiny test board
+
+    [strip]
+    led_count = 6
+    colour_order = "RGB"  # keep me
+
+    [layout]
+    first_led = 2
+    spaces = [
+      [0], [1],
+      [2], [3],
+    ]
+
+    [power]
+    supply_ma = 1500
+    """)
+
+
+@pytest.fixture
+def board_path(tmp_path: Path) -> Path:
+    path = tmp_path / "board.toml"
+    path.write_text(BOARD_TEXT)
+    return path
+
+
+def session_for(path: Path) -> tuple[Calibration, list[list[RGB]]]:
+    shown: list[list[RGB]] = []
+    board = parse_board({"track": {"spaces": 4}, "strip": {"led_count": 6}})
+    return Calibration(board, path, shown.append), shown
+
+
+def test_tapping_every_led_writes_the_map_and_keeps_the_rest(board_path: Path) -> None:
+    session, shown = session_for(board_path)
+    client = create_calibrate_app(session).test_client()
+    page = client.get("/")
+    assert page.status_code == 200 and b"const SPACES = 4;" in page.data
+    assert shown[-1] == [GLOW] + [(0, 0, 0)] * 5  # LED 0 glows
+    # The strip runs backwards from space 3; LED 2 sits between spaces.
+    for space in (3, 2, None):
+        assert client.post("/api/mark", json={"space": space}).status_code == 200
+    assert shown[-1] == [DONE, DONE, (0, 0, 0), GLOW, (0, 0, 0), (0, 0, 0)]
+    assert client.post("/api/skip").json["led"] == 4
+    assert client.post("/api/back").json["led"] == 3
+    for space in (1, 0, 0):
+        state = client.post("/api/mark", json={"space": space}).json
+    assert state["done"] and state["layout"] == [[4, 5], [3], [1], [0]]
+    response = client.post("/api/save")
+    assert response.status_code == 200 and response.json["saved"]
+
+    board = load_board_file(board_path)
+    assert board.layout == ((4, 5), (3,), (1,), (0,)) and board.explicit_layout
+    text = board_path.read_text()
+    assert "colour_order = \"RGB\"  # keep me" in text and "supply_ma = 1500" in text
+    assert text.startswith("# Ana's board") and text.count("spaces = [") == 1
+
+
+def test_save_is_refused_until_every_space_has_an_led(board_path: Path) -> None:
+    session, _ = session_for(board_path)
+    client = create_calibrate_app(session).test_client()
+    client.post("/api/mark", json={"space": 0})
+    response = client.post("/api/save")
+    assert response.status_code == 400
+    assert "none yet under space 1, 2, 3" in response.json["error"]["message"]
+    assert board_path.read_text() == BOARD_TEXT
+
+
+@pytest.mark.parametrize("body", [{"space": 4}, {"space": "two"}, {"space": True}, {},
+                                  None])
+def test_bad_taps_change_nothing(board_path: Path, body: Any) -> None:
+    session, _ = session_for(board_path)
+    client = create_calibrate_app(session).test_client()
+    response = client.post("/api/mark", json=body)
+    assert response.status_code == 400 and response.json["error"]["message"]
+    assert session.led == 0 and session.answers == {}
+
+
+def test_a_new_board_file_is_made_with_the_led_count(tmp_path: Path) -> None:
+    path = tmp_path / "new.toml"
+    write_layout(path, [[0], [1], [2], [3]] + [[i] for i in range(4, 32)], led_count=40)
+    board = load_board_file(path)
+    assert board.led_count == 40 and board.leds_of(31) == (31,)
+
+
+def test_a_map_that_would_break_the_file_is_not_written(board_path: Path) -> None:
+    with pytest.raises(BoardFileError, match=r"layout.spaces\[1\]: LED 0 is already"):
+        write_layout(board_path, [[0], [0], [1], [2]])
+    assert board_path.read_text() == BOARD_TEXT
+
+
+def test_with_layout_adds_a_missing_section_and_parses() -> None:
+    text = with_layout("[track]\nspaces = 4\n\n[power]\nsupply_ma = 900\n",
+                       [[1], [0], [2], [3]])
+    data = tomllib.loads(text)
+    assert data["layout"]["spaces"] == [[1], [0], [2], [3]]
+    assert data["power"]["supply_ma"] == 900

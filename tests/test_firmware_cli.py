@@ -1,0 +1,120 @@
+"""``kalimambo leds``: help, bad input (exit 2, nothing touched), test, walk, bench."""
+
+from __future__ import annotations
+
+import io
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import firmware.lights
+from firmware.cli import main
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def board_file(tmp_path: Path, text: str, name: str = "board.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_help_is_enough_to_bring_up_a_strip(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0
+    for needed in ("dtoverlay=ws2812-pio", "GPIO 18", "led_count", "colour_order",
+                   "supply_ma", "calibrate", "walk", "test", "never the Pi's 5 V pin"):
+        assert needed in out
+    for command in ("test", "walk", "calibrate", "bench"):
+        code, out, _ = run([command, "--help"], capsys)
+        assert code == 0 and len(out) > 300
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["frob"], "invalid choice: 'frob'"),
+    (["test", "--strip", "neopixel"], "invalid choice: 'neopixel'"),
+    (["--leds", "0", "test"], "--leds 0: a strip has at least 1 LED"),
+    (["calibrate"], "calibrate needs --config FILE"),
+    (["--config", "{missing}", "test"], "no such board file"),
+    (["--config", "{bad}", "test"], "strip.gamma: must be a number at least 1"),
+    (["--config", "{bad}", "walk"], "strip.gamma"),
+    (["--leds", "4", "--config", "{long}", "test"], "layout.leds_per_space: 32 spaces x 2"),
+])
+def test_bad_input_is_one_line_exit_2_before_any_hardware(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        argv: list[str], message: str) -> None:
+    def no_hardware(*args: Any) -> Any:
+        raise AssertionError("a strip was opened")
+
+    monkeypatch.setattr(firmware.lights, "make_backend", no_hardware)
+    files = {"missing": str(tmp_path / "none.toml"),
+             "bad": str(board_file(tmp_path, "[strip]\ngamma = 0.5\n", "bad.toml")),
+             "long": str(board_file(tmp_path, "[layout]\nleds_per_space = 2\n", "long.toml"))}
+    code, out, err = run([a.format(**files) for a in argv], capsys)
+    assert code == 2
+    assert message in err and err.count("\n") == 1 and err.startswith("kalimambo leds")
+    assert out == ""
+
+
+def test_test_pattern_on_the_pio_device_file(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    device = tmp_path / "leds0"
+    device.write_bytes(b"")
+    path = board_file(tmp_path, f"""
+        [track]
+        spaces = 4
+        [strip]
+        led_count = 8
+        device = "{device}"
+        max_brightness = 1.0
+        gamma = 1.0
+        [layout]
+        leds_per_space = 2
+    """)
+    code, out, err = run(["--config", str(path), "--strip", "pio", "test", "--delay", "0",
+                          "--space-delay", "0"], capsys)
+    assert (code, err) == (0, "")
+    assert "all 8 LEDs RED" in out and "space 3: LED 6, 7" in out
+    assert device.read_bytes() == bytes(32)  # ends dark, 4 bytes per LED
+
+
+def test_a_strip_that_does_not_start_is_exit_1_with_the_fix(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = board_file(tmp_path, f'[strip]\ndevice = "{tmp_path}/nope"\n')
+    code, _, err = run(["--config", str(path), "--strip", "pio", "test"], capsys)
+    assert code == 1
+    assert "dtoverlay=ws2812-pio,gpio=18,num_leds=32" in err and err.count("\n") == 1
+
+
+def test_walk_follows_enter_back_jump_and_quit(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\nb\n20\nwhat\n31\n\nq\n"))
+    code, out, _ = run(["--strip", "sim", "walk"], capsys)
+    assert code == 0
+    lit = [int(line.split()[1]) for line in out.splitlines() if line.startswith("LED ")]
+    assert lit == [0, 1, 2, 1, 20, 20, 31, 0]
+    assert "'what' is not a command" in out
+
+
+def test_walk_start_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["--strip", "sim", "walk", "--start", "40"], capsys)
+    assert code == 2 and "--start 40: LEDs run 0 to 31" in err
+
+
+def test_bench_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["bench", "--json", "--frames", "60", "--seconds", "0.2"], capsys)
+    assert code == 0
+    figures = json.loads(out)
+    assert set(figures["frame_compute"]) == {"32", "64", "160"}
+    assert figures["frame_compute"]["160"]["mean_ms"] > 0
+    assert figures["animation_60fps"]["160"]["frames_per_second"] > 0
