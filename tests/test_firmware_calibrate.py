@@ -51,7 +51,7 @@ def session_for(path: Path) -> tuple[Calibration, list[list[RGB]]]:
 
 def test_tapping_every_led_writes_the_map_and_keeps_the_rest(board_path: Path) -> None:
     session, shown = session_for(board_path)
-    client = create_calibrate_app(session).test_client()
+    client: Any = create_calibrate_app(session).test_client()
     page = client.get("/")
     assert page.status_code == 200 and b"const SPACES = 4;" in page.data
     assert shown[-1] == [GLOW] + [(0, 0, 0)] * 5  # LED 0 glows
@@ -76,7 +76,7 @@ def test_tapping_every_led_writes_the_map_and_keeps_the_rest(board_path: Path) -
 
 def test_save_is_refused_until_every_space_has_an_led(board_path: Path) -> None:
     session, _ = session_for(board_path)
-    client = create_calibrate_app(session).test_client()
+    client: Any = create_calibrate_app(session).test_client()
     client.post("/api/mark", json={"space": 0})
     response = client.post("/api/save")
     assert response.status_code == 400
@@ -88,7 +88,7 @@ def test_save_is_refused_until_every_space_has_an_led(board_path: Path) -> None:
                                   None])
 def test_bad_taps_change_nothing(board_path: Path, body: Any) -> None:
     session, _ = session_for(board_path)
-    client = create_calibrate_app(session).test_client()
+    client: Any = create_calibrate_app(session).test_client()
     response = client.post("/api/mark", json=body)
     assert response.status_code == 400 and response.json["error"]["message"]
     assert session.led == 0 and session.answers == {}
