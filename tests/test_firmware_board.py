@@ -166,3 +166,13 @@ def test_missing_file_and_bad_toml(tmp_path: Path) -> None:
         load_board_file(tmp_path / "nope.toml")
     with pytest.raises(BoardFileError, match="not valid TOML"):
         load_board_file(write(tmp_path, "[strip\nled_count = 3"))
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "hardware" / "boards").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_board_files_load(path: Path) -> None:
+    board = load_board_file(path)
+    every = [led for space in range(board.spaces) for led in board.leds_of(space)]
+    assert len(every) == len(set(every)) and max(every) < board.led_count
