@@ -156,7 +156,7 @@ run() {
 OWNER="$(stat -c %U "$REPO")"
 run_as_owner() {
     if [ "$IS_ROOT" = 1 ] && [ "$OWNER" != root ] && [ "$OWNER" != UNKNOWN ]; then
-        run runuser -u "$OWNER" -- "$@"
+        run runuser -u "$OWNER" -- env HOME="$(getent passwd "$OWNER" | cut -d: -f6)" "$@"
     else
         run "$@"
     fi
@@ -372,7 +372,7 @@ service_venv() {
     # (built there, so no root-owned build files land in the checkout); run ./setup.sh
     # again after 'git pull' to update it.
     copy_source
-    run "$SERVICE_VENV/bin/python" -m pip install --quiet "$target"
+    run "$SERVICE_VENV/bin/python" -m pip install --quiet --root-user-action=ignore "$target"
     run ln -sfn "$SERVICE_VENV/bin/kalimambo" "$CMD_LINK"
 }
 
@@ -469,6 +469,7 @@ network_name() {
             fi
         fi
         run hostnamectl set-hostname "$HOSTNAME_WANTED"
+        run systemctl restart avahi-daemon.service   # announce the new name
     fi
     local result
     result="$(helper hosts "$(at /etc/hosts)" "$HOSTNAME_WANTED")" || exit 2
@@ -599,6 +600,6 @@ if [ "$NO_HOTSPOT" = 1 ]; then remove_hotspot; fi
 step "Done"
 [ "$DRY" = 1 ] && say "   (dry run: nothing was changed)"
 say "   phones and the board page: http://$HOSTNAME_WANTED.local$( [ "$PORT" = 80 ] || printf ':%s' "$PORT")/"
-say "   strip bring-up: sudo systemctl stop kalimambo; sudo kalimambo leds test --config $BOARD_FILE"
+say "   strip bring-up: sudo systemctl stop kalimambo; sudo kalimambo leds --config $BOARD_FILE test"
 [ "$REBOOT" = 0 ] || say "   reboot once to load the LED strip settings: sudo reboot"
 exit 0

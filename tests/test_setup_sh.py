@@ -138,7 +138,7 @@ def test_dry_run_pi4(tmp_path: Path) -> None:
     # rpi-ws281x through the [pi] extra, into the service's venv that sees apt's lgpio
     assert "with rpi-ws281x for the strip on GPIO 18" in out
     assert lines_with(out, "venv --system-site-packages /opt/kalimambo/venv")
-    assert lines_with(out, "pip install --quiet '/opt/kalimambo/src[pi]'")
+    assert lines_with(out, "--root-user-action=ignore '/opt/kalimambo/src[pi]'")
     assert "ws2812-pio" not in out
     assert "config.txt" not in out  # nothing to add on a Pi 4 with GPIO 18
     assert "blacklist snd_bcm2835" in out
@@ -171,7 +171,7 @@ def test_dry_run_pi5(tmp_path: Path) -> None:
     commands = "\n".join(line for line in out.splitlines() if not line.startswith("   |"))
     assert "rpi-ws281x" not in commands
     assert "[pi]" not in out
-    assert lines_with(out, "pip install --quiet /opt/kalimambo/src")
+    assert lines_with(out, "pip install --quiet --root-user-action=ignore /opt/kalimambo/src")
     overlay = "dtoverlay=ws2812-pio,gpio=18,num_leds=64"
     assert lines_with(out, overlay) == [f"   |  {overlay}"]
     assert "would append to /boot/firmware/config.txt:" in out
@@ -189,6 +189,42 @@ def test_dry_run_pi5(tmp_path: Path) -> None:
     assert lines_with(out, "install -d -m 0750 -o kalimambo -g kalimambo /var/lib/kalimambo")
     assert lines_with(out, "would run: systemctl restart kalimambo.service")
     assert "missing" not in out  # the fake root has the overlay file
+
+
+def test_a_second_run_on_an_installed_pi5_changes_only_what_it_must(tmp_path: Path) -> None:
+    """Safe twice: with everything in place, no file is rewritten and no user is made."""
+    root = fake_pi(tmp_path, PI5, hostname="kalimambo")
+    helper.config_block(root / "boot/firmware/config.txt",
+                        ["dtoverlay=ws2812-pio,gpio=18,num_leds=64"], dry_run=False)
+    unit = root / "etc/systemd/system/kalimambo.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text(helper.render(UNIT_TEMPLATE, [
+        f"REPO={ROOT}", "USER=kalimambo", "GROUP=kalimambo", "GROUPS=gpio",
+        "VENV=/opt/kalimambo/venv", "PORT=80", "DATA_DIR=/var/lib/kalimambo",
+        "CONFIG=/etc/kalimambo/board.toml"]))
+    rules = root / "etc/udev/rules.d/99-kalimambo-leds.rules"
+    rules.parent.mkdir(parents=True)
+    shutil.copy(ROOT / "deploy/99-kalimambo-leds.rules", rules)
+    (root / "etc/kalimambo").mkdir()
+    shutil.copy(ROOT / "hardware/boards/pi5-pio-2led.toml", root / "etc/kalimambo/board.toml")
+    (root / "var/lib/kalimambo").mkdir(parents=True)
+    (root / "opt/kalimambo/venv/bin").mkdir(parents=True)
+    (root / "opt/kalimambo/venv/bin/python").write_text("")
+    (root / "opt/kalimambo/venv/bin/python").chmod(0o755)
+    with (root / "etc/passwd").open("a") as passwd:
+        passwd.write("kalimambo:x:998:998::/var/lib/kalimambo:/usr/sbin/nologin\n")
+    (root / "etc/group").write_text("root:x:0:\ngpio:x:997:pi,kalimambo\nspi:x:999:pi\n")
+
+    out = dry_run(root)
+    assert "unchanged: /etc/systemd/system/kalimambo.service" in out
+    assert "unchanged: /etc/udev/rules.d/99-kalimambo-leds.rules" in out
+    assert "unchanged: /boot/firmware/config.txt already has dtoverlay=ws2812-pio" in out
+    assert "kept: /etc/kalimambo/board.toml" in out
+    for not_again in ("would install", "would append", "daemon-reload", "useradd", "usermod",
+                      "python3 -m venv", "-m venv", "hostnamectl", "reboot once"):
+        assert not_again not in out, not_again
+    # what a second run still does on purpose: refresh the code and restart the service
+    assert lines_with(out, "would run: systemctl restart kalimambo.service")
 
 
 def test_zero_2_w_counts_as_a_pi_1_to_4(tmp_path: Path) -> None:
