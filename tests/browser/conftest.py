@@ -45,8 +45,27 @@ class Server:
     """A running table: its base URL and a small JSON client for set-up and checks."""
 
     url: str
-    process: subprocess.Popen[bytes]
+    command: list[str]
     log: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(self.command, cwd=ROOT, stdout=out,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+        _wait_ready(self.url, self.process, self.log)
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Stop the server process group this fixture started (SIGKILL: a pulled plug)."""
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
+        os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
 
     def call(self, method: str, path: str, body: Any = None,
              token: str | None = None) -> Any:
@@ -92,21 +111,12 @@ def server(tmp_path: Path) -> Iterator[Server]:
                "--host-pin", HOST_PIN, "--strip", "sim"]
     if not Path(command[0]).exists():
         command = [sys.executable, "-m", "kalimambo", *command[1:]]
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
+    server = Server(f"http://127.0.0.1:{port}", command, log)
     try:
-        _wait_ready(url, process, log)
-        yield Server(url, process, log)
+        server.start()
+        yield server
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
+        server.stop()
 
 
 @pytest.fixture(scope="session")

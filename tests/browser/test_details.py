@@ -1,18 +1,29 @@
 """The smaller promises of the pages, each in a real browser.
 
 - a seat without a phone is played from the host page: hand over, pick unseen, hidden again;
-- an entered set-up from the host page is the one the game starts with;
+- an entered set-up from the host page is the one the game starts with; undo; new game;
 - language from the browser, the switch on the page, names shown as text, hints;
-- a phone whose seat is gone offers to join again instead of guessing by name.
+- a phone whose seat is gone offers to join again instead of guessing by name;
+- after a pulled plug and a restart, the phones reconnect by themselves.
 """
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import HOST_PIN, PHONE, Server
-from tests.browser.play import WAIT_MS, hand, join, wait_for_hand
+from tests.browser.play import (
+    WAIT_MS,
+    contrast,
+    hand,
+    join,
+    pick,
+    revealed_cards,
+    wait_for_hand,
+    wait_picked,
+)
 
 NASTY = "<img src=/x.png>"
 
@@ -73,6 +84,20 @@ def test_host_plays_a_seat_without_a_phone(server: Server, browser: Any,
         page.click("#ho-back")
         page.wait_for_selector("#handover", state="hidden", timeout=WAIT_MS)
         page.screenshot(path=str(artifacts / "host-playing.png"), full_page=True)
+        low = [c for c in contrast(page, ["body", "button", ".muted", ".state-ok", "h2", "h3",
+                                          ".colour-name", "a"]) if c["ratio"] < 4.5]
+        assert not low, low
+
+        # undo takes the round back; a new game needs a second tap within a few seconds
+        page.click("#undo")
+        page.wait_for_selector("#undo", state="hidden", timeout=WAIT_MS)
+        assert server.call("GET", "/record")["rounds"] == []
+        page.click("#new-game")
+        assert "armed" in (page.get_attribute("#new-game", "class") or "")
+        assert server.state()["phase"] == "picking"  # one tap only arms the button
+        page.click("#new-game")
+        page.wait_for_selector("#start-box", state="visible", timeout=WAIT_MS)
+        assert server.state()["seats"] == []
     finally:
         ctx.close()
 
@@ -133,4 +158,37 @@ def test_language_names_as_text_hints_and_a_lost_seat(server: Server, browser: A
         assert phone.evaluate("() => localStorage.getItem('kalimambo.token')") is None
     finally:
         for ctx in (phone_ctx, board_ctx, host_ctx):
+            ctx.close()
+
+
+def test_phones_carry_on_after_the_table_loses_power(server: Server, browser: Any) -> None:
+    """kill -9 mid-round: on restart the phones reconnect by themselves, picks kept."""
+    contexts = [browser.new_context(viewport=PHONE, locale="en-GB") for _ in range(3)]
+    try:
+        phones = [ctx.new_page() for ctx in contexts]
+        for page, name in zip(phones, ("Ana", "Ben", "Caro"), strict=True):
+            join(page, server.url, name)
+        server.call("POST", "/host/start", {}, token=server.host_token())
+        for page in phones:
+            wait_for_hand(page, 12)
+        pick(phones[0], 4)
+        wait_picked(phones[0], 4)
+
+        server.stop(signal.SIGKILL)
+        for page in phones:  # each page notices, and says so
+            page.wait_for_selector("#conn.down", timeout=WAIT_MS)
+        server.start()
+        for page in phones:
+            page.wait_for_selector("#conn.ok", state="attached", timeout=WAIT_MS)
+
+        pick(phones[1], 7)
+        wait_picked(phones[1], 7)
+        pick(phones[2], 0)
+        # Ana did nothing since the restart: the reveal reaches her over the new stream
+        phones[0].wait_for_selector("#sheet", state="visible", timeout=WAIT_MS)
+        assert revealed_cards(phones[0])["Ana"] == 4  # the pick survived the pulled plug
+        assert server.call("GET", "/record")["rounds"][0]["cards"] == \
+            {"Ana": 4, "Ben": 7, "Caro": 0}
+    finally:
+        for ctx in contexts:
             ctx.close()
