@@ -29,11 +29,10 @@ class Calibration:
     """The answers so far, and the LED to ask about next."""
 
     def __init__(self, board: BoardConfig, path: str | Path,
-                 show: Callable[[list[RGB]], object], led_count_changed: bool = False) -> None:
+                 show: Callable[[list[RGB]], object]) -> None:
         self.board = board
         self.path = Path(path)
         self.show = show
-        self.led_count_changed = led_count_changed
         self.answers: dict[int, int | None] = {}
         """LED -> its space, or None for an LED under no space."""
         self.led = 0
@@ -125,8 +124,8 @@ class Calibration:
                 raise ValueError(f"Every space needs an LED first: none yet under space "
                                  f"{shown}.")
             try:
-                write_layout(self.path, self.layout(),
-                             self.board.led_count if self.led_count_changed else None)
+                # The map only holds for this LED count, so it is written too.
+                write_layout(self.path, self.layout(), self.board.led_count)
             except (BoardFileError, OSError) as error:
                 raise ValueError(f"Could not save: {error}") from None
             self.saved = True

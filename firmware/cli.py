@@ -293,11 +293,10 @@ def lan_address() -> str:
     return address
 
 
-def run_calibrate(strip: Strip, path: str, port: int, bind: str, led_count_changed: bool,
-                  out: Any) -> int:
+def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> int:
     from firmware.calibrate import Calibration, create_calibrate_app
 
-    session = Calibration(strip.board, path, strip.show, led_count_changed)
+    session = Calibration(strip.board, path, strip.show)
     app = create_calibrate_app(session)
     url = f"http://{lan_address() if bind in ('0.0.0.0', '') else bind}:{port}/"
     _say(out, f"Open {url} on your phone (same network), or scan:")
@@ -351,8 +350,7 @@ def main(argv: Sequence[str]) -> int:
                             sys.stdout)
         if args.command == "walk":
             return run_walk(strip, args.start, sys.stdin, sys.stdout)
-        return run_calibrate(strip, args.config, args.port, args.bind, args.leds is not None,
-                             sys.stdout)
+        return run_calibrate(strip, args.config, args.port, args.bind, sys.stdout)
     except KeyboardInterrupt:
         return 0
     finally:

@@ -113,3 +113,15 @@ def test_with_layout_adds_a_missing_section_and_parses() -> None:
     data = tomllib.loads(text)
     assert data["layout"]["spaces"] == [[1], [0], [2], [3]]
     assert data["power"]["supply_ma"] == 900
+
+
+def test_the_led_count_is_saved_with_the_map(tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text("[track]\nspaces = 4\n")  # no led_count: it would default to 4
+    board = parse_board({"track": {"spaces": 4}, "strip": {"led_count": 5}})
+    session = Calibration(board, path, lambda frame: None)
+    for space in (0, 1, None, 2, 3):
+        session.mark(space)
+    session.save()
+    saved = load_board_file(path)
+    assert saved.led_count == 5 and saved.layout == ((0,), (1,), (3,), (4,))
