@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 import textwrap
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import firmware.lights
+from firmware.board import load_board_file
 from firmware.cli import main
 
 
@@ -118,3 +126,43 @@ def test_bench_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -> None
     assert set(figures["frame_compute"]) == {"32", "64", "160"}
     assert figures["frame_compute"]["160"]["mean_ms"] > 0
     assert figures["animation_60fps"]["160"]["frames_per_second"] > 0
+
+
+def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    path = tmp_path / "board.toml"
+    path.write_text("# mine\n[track]\nspaces = 4\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kalimambo", "leds", "--strip", "sim", "--leds", "4",
+         "--config", str(path), "calibrate", "--port", str(port), "--bind", "127.0.0.1"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}/"
+
+    def post(what: str, body: dict[str, Any]) -> Any:
+        request = urllib.request.Request(base + "api/" + what, json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return json.loads(response.read())
+
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(base, timeout=2) as response:
+                    assert b"Calibrate the strip" in response.read()
+                break
+            except OSError:
+                assert process.poll() is None, process.communicate()[0]
+                assert time.monotonic() < deadline, "calibrate did not start"
+                time.sleep(0.1)
+        for space in (3, 2, 1, 0):
+            state = post("mark", {"space": space})
+        assert state["done"] and post("save", {})["saved"]
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        output = process.communicate(timeout=10)[0].decode()
+    assert f"Open http://127.0.0.1:{port}/ on your phone" in output
+    assert load_board_file(path).layout == ((3,), (2,), (1,), (0,))
+    assert path.read_text().startswith("# mine\n")
