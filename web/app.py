@@ -13,7 +13,7 @@ from web.errors import ApiError
 from web.events import Broadcaster
 from web.host import HostAuth, stored_pin
 from web.lights import open_lights
-from web.netaddr import join_url
+from web.netaddr import JoinUrl
 from web.service import TableService
 from web.store import Store
 from web.table import Table
@@ -71,7 +71,7 @@ def build_service(config: dict[str, Any]) -> TableService:
     pin = config["HOST_PIN"] or getattr(board, "host_pin", None) or stored_pin(store)
     lights = config["LIGHTS"] or open_lights(board, config["STRIP"], led_count)
     table = Table(store, track_length, HostAuth(store, str(pin)),
-                  join_url=config["JOIN_URL"] or join_url(int(config["PORT"])),
+                  join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
                   runner=_runner(config["RUNNER"]), lights_status=lights.status)
     return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), str(pin))
 

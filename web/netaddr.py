@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import struct
+import time
 
 FALLBACK_HOST = "kalimambo.local"
 SIOCGIFADDR = 0x8915
@@ -56,3 +57,25 @@ def join_url(port: int, host: str | None = None) -> str:
     """``http://ADDRESS[:PORT]/`` for the QR code; ``kalimambo.local`` when no address."""
     address = host or lan_address() or FALLBACK_HOST
     return f"http://{address}/" if port == 80 else f"http://{address}:{port}/"
+
+
+class JoinUrl:
+    """``join_url(port)`` looked up again at most every ``ttl`` seconds.
+
+    The address can change while the table runs: at boot the service often starts
+    before Wi-Fi (or the convention hotspot's 10.42.0.1) is up, and a QR code
+    pointing at ``kalimambo.local`` fails on phones without mDNS.
+    """
+
+    def __init__(self, port: int, ttl: float = 15.0) -> None:
+        self.port = port
+        self.ttl = ttl
+        self._url = ""
+        self._checked = float("-inf")
+
+    def __call__(self) -> str:
+        now = time.monotonic()
+        if now - self._checked >= self.ttl:
+            self._url = join_url(self.port)
+            self._checked = now
+        return self._url

@@ -69,12 +69,13 @@ class Table:
     """The game at the table and everything around it (seats, host, settings)."""
 
     def __init__(self, store: Store, track_length: int, host: HostAuth, *,
-                 join_url: str = "", runner: InlineRunner | None = None,
+                 join_url: str | Callable[[], str] = "", runner: InlineRunner | None = None,
                  lights_status: Callable[[], dict[str, Any]] | None = None) -> None:
         self.store = store
         self.track_length = track_length
         self.host = host
-        self.join_url = join_url
+        self.join_url: Callable[[], str] = (join_url if callable(join_url)
+                                            else lambda: join_url)
         self.runner = runner or InlineRunner()
         self.lights_status = lights_status or (lambda: {"backend": "none", "ok": False,
                                                         "error": None})
@@ -168,7 +169,7 @@ class Table:
             "history": self.history,
             "winners": game.winners() if game and game.finished else [],
             "game_id": self.game_id,
-            "join_url": self.join_url,
+            "join_url": self.join_url(),
             "hints": self.hints,
             "lights": lights,
         }
