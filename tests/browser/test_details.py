@@ -134,8 +134,9 @@ def test_language_names_as_text_hints_and_a_lost_seat(server: Server, browser: A
         # hints: the button is there because the host switched them on
         phone.wait_for_selector("#hint", state="visible", timeout=WAIT_MS)
         phone.click("#hint")
-        phone.wait_for_function("() => document.getElementById('hint-text').textContent",
-                                timeout=30_000)
+        phone.wait_for_function(
+            "() => document.getElementById('hint-text').textContent.length > 2",
+            timeout=30_000)
         hint_text = phone.text_content("#hint-text") or ""
         assert hint_text.startswith("Das Nashorn flüstert"), hint_text
         phone.wait_for_selector("#confirm-bar", state="visible", timeout=WAIT_MS)

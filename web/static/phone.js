@@ -16,7 +16,7 @@
     selected: null,   // tapped but not yet confirmed
     sending: false,
     seenRound: null,  // last resolved round whose reveal the player has seen
-    hint: null,
+    hintKey: "",      // the round the hint text belongs to
   };
 
   // ---------------------------------------------------------------- the seat
@@ -100,6 +100,8 @@
   }
 
   async function askHint() {
+    $("hint").disabled = true;
+    $("hint-text").textContent = "…";
     try {
       const data = await api("GET", "/hint", { token: state.token });
       const params = Object.assign({ card: data.card }, data.params || {});
@@ -112,6 +114,8 @@
       }
     } catch (err) {
       $("hint-text").textContent = err.message;
+    } finally {
+      $("hint").disabled = false;
     }
   }
 
@@ -273,7 +277,9 @@
     renderLast();
     const hintOn = Boolean(view.hints) && view.phase === "picking";
     $("hint").hidden = !hintOn;
-    if (!hintOn) $("hint-text").textContent = "";
+    const hintKey = `${view.game_id}/${view.round}`;
+    if (!hintOn || state.hintKey !== hintKey) $("hint-text").textContent = "";
+    state.hintKey = hintKey;
   }
 
   function onView(view) {
