@@ -18,21 +18,23 @@ RGB = tuple[int, int, int]
 DARK: RGB = (0, 0, 0)
 
 EXPLORER_COLOURS: dict[str, RGB] = {
-    # Chosen on cheap WS2812s: saturated primaries where the wood is a primary,
-    # yellow and orange pulled apart in red, the natural wood a warm white.
+    # Chosen for cheap WS2812s after gamma 2.2: saturated primaries where the wood is
+    # a primary; orange with enough green left after gamma to stay apart from red;
+    # the natural wood a warm white (blue in it, unlike yellow).  A test keeps every
+    # pair of figure colours apart in hue.
     "green": (0, 255, 0),
-    "yellow": (255, 190, 0),
+    "yellow": (255, 200, 0),
     "violet": (150, 0, 255),
     "red": (255, 0, 0),
     "blue": (0, 0, 255),
-    "orange": (255, 55, 0),
-    "natural": (255, 170, 90),
+    "orange": (255, 110, 0),
+    "natural": (255, 215, 150),
 }
 KALI_COLOUR: RGB = (150, 200, 255)
 """Kali's figure is black; a cold white reads as "the odd one" and is never an explorer."""
 MAMBO_COLOUR: RGB = (0, 230, 200)
 """Mambo is grey; turquoise keeps him well apart from the red explorer and from Kali."""
-DUNG_COLOUR: RGB = (140, 80, 0)
+DUNG_COLOUR: RGB = (120, 70, 0)
 """Heaps are a dim amber (brown does not survive gamma on an LED): there, not a figure."""
 SPLAT_COLOUR: RGB = (255, 120, 10)
 FALLBACK_COLOURS: tuple[RGB, ...] = tuple(EXPLORER_COLOURS.values())

@@ -84,3 +84,24 @@ def test_heap_under_a_figure_shows_on_a_spare_led() -> None:
     leds = Output(board).leds_from_spaces([(1, 1, 1), (2, 2, 2), (0, 0, 0), (0, 0, 0)],
                                           [None, (9, 9, 9), None, None])
     assert leds == [(1, 1, 1), (1, 1, 1), (2, 2, 2), (9, 9, 9)] + [(0, 0, 0)] * 4
+
+
+def test_figure_colours_stay_apart_on_the_strip() -> None:
+    import itertools
+    import math
+
+    from firmware.scene import DUNG_COLOUR, EXPLORER_COLOURS, KALI_COLOUR, MAMBO_COLOUR
+
+    lut = gamma_table(2.2, 0.5)
+
+    def shown(colour: RGB) -> RGB:
+        return (lut[colour[0]], lut[colour[1]], lut[colour[2]])
+
+    def hue(colour: RGB) -> tuple[float, ...]:
+        return tuple(c / sum(colour) for c in colour)
+
+    figures = [*EXPLORER_COLOURS.values(), KALI_COLOUR, MAMBO_COLOUR]
+    for a, b in itertools.combinations(figures, 2):
+        assert math.dist(hue(shown(a)), hue(shown(b))) > 0.15, (a, b)
+    # Heaps may share a hue with orange but are far dimmer than any figure.
+    assert all(sum(shown(f)) > 3 * sum(shown(DUNG_COLOUR)) for f in figures)
