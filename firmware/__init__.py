@@ -1,1 +1,14 @@
-"""Kalimambo: firmware."""
+"""Kalimambo firmware: the Pi side of the table (issue 4, docs/CONTRACTS.md "Lights").
+
+  board.py      the board file (TOML): checked key by key, errors name the key
+  scene.py      what stands where, and the strip colours for it
+  steps.py      one animation step per engine event (move, dung, rhino run, ...)
+  show.py       the state machine: steady picture, queued steps, attract, celebration
+  output.py     layout (space -> LEDs), gamma, and the power limiter
+  backends.py   sim, pio (Pi 5 /dev/leds0), ws281x (rpi-ws281x, imported lazily), auto
+  lights.py     all of it on a background thread: what the table calls
+  controls.py   buttons and buzzer (gpiozero)
+  cli.py        ``kalimambo leds``: test, walk, calibrate, bench
+  calibrate.py  the phone page that maps LEDs to spaces; boardwrite.py saves the map
+  bench.py      frame time and CPU share (also ``python -m bench.leds``)
+"""
