@@ -149,6 +149,10 @@ def test_three_phones_play_a_whole_game(server: Server, browser: Any, artifacts:
             "#scores tbody tr", "rows => rows.map(r => r.lastElementChild.textContent)")
         assert [int(t) for t in totals] == [s["minus_points"] for s in final["seats"]]
         board.screenshot(path=str(artifacts / "board-finished.png"))
+        board.set_viewport_size({"width": 1920, "height": 1080})
+        board.wait_for_function("() => document.documentElement.clientWidth === 1920",
+                                timeout=WAIT_MS)
+        board.screenshot(path=str(artifacts / "board-finished-tv.png"))
         host.screenshot(path=str(artifacts / "host-finished.png"), full_page=True)
 
         low = [c for page in (phones[0], board) for c in contrast(
