@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from web.buttons import open_controls
 from web.errors import ApiError
 from web.events import Broadcaster
 from web.host import HostAuth, stored_pin
@@ -41,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "RUNNER": "auto",         # bots and hints: auto | thread | inline
     "HEARTBEAT": 15.0,        # seconds between SSE heartbeat comments
     "LIGHTS": None,           # a ready Lights object (tests); None: firmware.lights
+    "PIN_FACTORY": None,      # gpiozero pin factory for buttons and buzzer (tests: a mock)
 }
 
 
@@ -73,7 +75,9 @@ def build_service(config: dict[str, Any]) -> TableService:
     table = Table(store, track_length, HostAuth(store, str(pin)),
                   join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
                   runner=_runner(config["RUNNER"]), lights_status=lights.status)
-    return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), str(pin))
+    service = TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), str(pin))
+    service.controls = open_controls(board, lights, table, config["PIN_FACTORY"])
+    return service
 
 
 def _json_error(status: int, code: str, message: str,

@@ -12,7 +12,6 @@ import io
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import segno
 from flask import Blueprint, Response, current_app, render_template, request
@@ -67,23 +66,15 @@ def host() -> Response:
 
 
 def join_url() -> str:
-    """The address phones should open, as the table's public view gives it.
+    """The address phones should open, asked of the table each time.
 
-    The table decides it (the Pi's LAN address or kalimambo.local, never
-    localhost); without a table yet, kalimambo.local is the safe answer.
+    The table looks it up (the Pi's LAN address or kalimambo.local, never
+    localhost) and refreshes it as the network changes; without a table yet,
+    kalimambo.local is the safe answer.
     """
-    view = _public_view()
-    url = view.get("join_url") if view else None
+    table = current_app.extensions.get("kalimambo.table")
+    url = table.join_url() if table is not None else None
     return url if isinstance(url, str) and url else FALLBACK_JOIN_URL
-
-
-def _public_view() -> dict[str, Any] | None:
-    service = current_app.extensions.get("kalimambo")
-    table = getattr(service, "table", None)
-    if table is None:
-        return None
-    view = table.current.view
-    return view if isinstance(view, dict) else None
 
 
 def qr_svg(url: str) -> str:

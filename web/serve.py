@@ -56,8 +56,8 @@ def load_board(path: str | None) -> Any:
         raise ValueError(f"board file {path}: not found")
     try:
         return load_board_file(path)
-    except BoardFileError as error:
-        raise ValueError(f"board file {path}: {error}") from None
+    except BoardFileError as error:  # its message already starts with the file's name
+        raise ValueError(str(error)) from None
     except OSError as error:
         raise ValueError(f"board file {path}: {error.strerror or error}") from None
 

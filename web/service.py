@@ -24,6 +24,8 @@ class TableService:
         self.lights = lights
         self.broadcaster = broadcaster
         self.pin = pin
+        self.controls: Any = None
+        """The board's buttons and buzzer (``web.buttons``), when it has any."""
         guarded(lights, "set_pacing", table.pacing, table.pause_ms)
         table.listeners.append(broadcaster.publish)
         table.listeners.append(self._to_lights)
@@ -55,5 +57,7 @@ class TableService:
         return result
 
     def close(self) -> None:
+        if self.controls is not None:
+            self.controls.close()
         guarded(self.lights, "close")
         self.store.close()

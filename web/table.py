@@ -92,6 +92,7 @@ class Table:
         self.pause_ms = int(store.setting("pause_ms", 900))
         self._restore()
         self._rebuild()
+        self._round_opened()  # after a restart mid-round, computer players pick again
 
     # -- restoring from the store --------------------------------------------------
     def _restore(self) -> None:
