@@ -45,6 +45,8 @@ class Lights:
         self.backend_name = detect_backend(model_path) if strip == "auto" else strip
         self.clock = clock
         self.on_cue = on_cue
+        self._next_presses = 0
+        """How often "next" was asked for: the board page steps along with it."""
         self._factory = backend_factory or make_backend
         self._lock = threading.RLock()
         self._backend_lock = threading.Lock()
@@ -123,6 +125,7 @@ class Lights:
         """Advance one event in step pacing; false if nothing was waiting."""
         with self._lock:
             moved = self.show.next_step(self.clock())
+            self._next_presses += 1
         self._wake.set()
         return moved
 
@@ -150,7 +153,7 @@ class Lights:
             pacing = self.show.pacing
         return {"backend": self.backend_name, "ok": self._error is None,
                 "error": self._error, "pacing": pacing, "playing": playing,
-                "waiting": waiting}
+                "waiting": waiting, "next_presses": self._next_presses}
 
     def close(self) -> None:
         """Stop the thread and blank and release the strip."""

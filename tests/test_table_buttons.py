@@ -123,3 +123,26 @@ def test_computer_players_pick_again_after_a_restart_mid_round(tmp_path: Path) -
     assert answer.status_code == 200
     assert client.get("/api/v1/state").get_json()["round"] == 2
     app.extensions["kalimambo"].close()
+
+
+def test_the_view_follows_the_strip_between_changes(table_app: Any, pins: MockFactory) -> None:
+    """A "next" press on the board's button, or a strip dying mid-game, reaches the
+    public view (and so the host and board pages) without any other change."""
+    client = table_app.test_client()
+    service = table_app.extensions["kalimambo"]
+    play_one_round(client)
+    version = client.get("/api/v1/state").get_json()["version"]
+    pins.pin(17).drive_low()
+    pins.pin(17).drive_high()
+    assert wait_for(lambda: client.get("/api/v1/state").get_json()["lights"]
+                    ["next_presses"] == 1)
+    assert client.get("/api/v1/state").get_json()["version"] > version
+
+    def broken(frame: Any) -> None:
+        raise OSError("strip unplugged")
+
+    backend = service.lights.backend
+    assert backend is not None
+    backend.show = broken
+    assert wait_for(lambda: client.get("/api/v1/state").get_json()["lights"]["ok"] is False)
+    assert "unplugged" in client.get("/api/v1/state").get_json()["lights"]["error"]

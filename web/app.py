@@ -74,7 +74,9 @@ def build_service(config: dict[str, Any]) -> TableService:
     lights = config["LIGHTS"] or open_lights(board, config["STRIP"], led_count)
     table = Table(store, track_length, HostAuth(store, str(pin)),
                   join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
-                  runner=_runner(config["RUNNER"]), lights_status=lights.status)
+                  runner=_runner(config["RUNNER"]), lights_status=lights.status,
+                  default_pacing=str(getattr(board, "pacing", "auto")),
+                  default_pause_ms=int(getattr(board, "pause_ms", 900)))
     service = TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), str(pin))
     service.controls = open_controls(board, lights, table, config["PIN_FACTORY"])
     return service

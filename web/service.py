@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from web.errors import ApiError
 from web.events import Broadcaster
 from web.lights import Lights, guarded
 from web.store import Store
-from web.table import Change, Table
+from web.table import Change, Table, lights_summary
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,25 @@ class TableService:
         table.listeners.append(broadcaster.publish)
         table.listeners.append(self._to_lights)
         guarded(lights, "update", table.current.view, None)
+        self._stop = threading.Event()
+        self._watcher = threading.Thread(target=self._watch_lights, name="lights-watch",
+                                         daemon=True)
+        self._watcher.start()
+
+    WATCH_EVERY_S = 0.5
+
+    def _watch_lights(self) -> None:
+        """Send a new view when the strip's status changes between changes of the game:
+        a strip that dies mid-game shows on the host page at once, and a press of the
+        board's "next" button moves the board page along in step pacing."""
+        while not self._stop.wait(self.WATCH_EVERY_S):
+            try:
+                status = lights_summary(self.lights.status())
+            except Exception as error:
+                status = lights_summary({"ok": False, "error": str(error)})
+            shown = self.table.current.view.get("lights") or {}
+            if any(shown.get(key) != value for key, value in status.items()):
+                self.table.refresh()
 
     def _to_lights(self, change: Change) -> None:
         guarded(self.lights, "update", change.view, change.events)
@@ -57,6 +77,7 @@ class TableService:
         return result
 
     def close(self) -> None:
+        self._stop.set()
         if self.controls is not None:
             self.controls.close()
         guarded(self.lights, "close")

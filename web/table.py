@@ -59,6 +59,13 @@ class Change:
 Listener = Callable[[Change], None]
 
 
+def lights_summary(status: dict[str, Any]) -> dict[str, Any]:
+    """What the public view says of the strip (the pacing is the table's setting)."""
+    return {"backend": status.get("backend"), "ok": bool(status.get("ok")),
+            "error": status.get("error"), "playing": bool(status.get("playing", False)),
+            "next_presses": int(status.get("next_presses", 0))}
+
+
 def _seed(*parts: object) -> int:
     """A seed that is the same in every process (``hash`` of a str is not)."""
     digest = hashlib.sha256(repr(parts).encode()).digest()
@@ -70,7 +77,8 @@ class Table:
 
     def __init__(self, store: Store, track_length: int, host: HostAuth, *,
                  join_url: str | Callable[[], str] = "", runner: InlineRunner | None = None,
-                 lights_status: Callable[[], dict[str, Any]] | None = None) -> None:
+                 lights_status: Callable[[], dict[str, Any]] | None = None,
+                 default_pacing: str = "auto", default_pause_ms: int = 900) -> None:
         self.store = store
         self.track_length = track_length
         self.host = host
@@ -88,8 +96,8 @@ class Table:
         store.set_settings({"restarts": epoch})
         self.version = epoch * VERSION_EPOCH
         self.hints = bool(store.setting("hints", False))
-        self.pacing = str(store.setting("pacing", "auto"))
-        self.pause_ms = int(store.setting("pause_ms", 900))
+        self.pacing = str(store.setting("pacing", default_pacing))
+        self.pause_ms = int(store.setting("pause_ms", default_pause_ms))
         self._restore()
         self._rebuild()
         self._round_opened()  # after a restart mid-round, computer players pick again
@@ -147,10 +155,8 @@ class Table:
     def _public_view(self) -> dict[str, Any]:
         game = self.game
         minus = game.minus_points() if game else {}
-        status = dict(self.lights_status())
-        lights = {"backend": status.get("backend"), "ok": bool(status.get("ok")),
-                  "error": status.get("error"), "pacing": self.pacing,
-                  "pause_ms": self.pause_ms, "playing": bool(status.get("playing", False))}
+        lights = {**lights_summary(self.lights_status()), "pacing": self.pacing,
+                  "pause_ms": self.pause_ms}
         return {
             "version": self.version,
             "phase": self.phase,

@@ -26,6 +26,7 @@
     cards: null,      // the cards of the round being played, for badges
     hit: null,
     flashHeap: null,
+    pressBase: 0,     // "next" presses already used up (step pacing)
   };
 
   function svg(tag, attrs, ...children) {
@@ -42,6 +43,35 @@
     if (paceOverride) return paceOverride;
     const lights = state.view && state.view.lights;
     return lights && lights.pause_ms ? lights.pause_ms : 900;
+  }
+
+  /** In step pacing the board waits for the same "next" (host page or the board's
+      button) as the strip, one press per strip step. */
+  function stepping() {
+    const lights = state.view && state.view.lights;
+    return !paceOverride && Boolean(lights) && lights.pacing === "step";
+  }
+
+  function presses() {
+    const lights = state.view && state.view.lights;
+    return (lights && lights.next_presses) || 0;
+  }
+
+  async function gate() {
+    if (!stepping()) {
+      await wait(pause());
+      return;
+    }
+    while (stepping() && presses() <= state.pressBase) await wait(100);
+    state.pressBase += 1;
+  }
+
+  /** The strip flashes a run of penalties for one hit as one step. */
+  function lastOfPenaltyRun(events, index) {
+    const ev = events[index];
+    const next = events[index + 1];
+    return !next || next.type !== "penalty" || next.figure !== ev.figure
+      || next.cause !== ev.cause;
   }
 
   function seatColour(name) {
@@ -287,6 +317,7 @@
       } else if (ev.type === "penalty") {
         shown.minus[ev.player] = ev.total;
         renderScores();
+        if (stepping() && lastOfPenaltyRun(events, index)) await gate();
         continue;
       } else if (ev.type === "round_end") {
         shown.rounds = item.roundsAfter;
@@ -297,7 +328,7 @@
       }
       drawRing();
       renderSide();
-      await wait(pause());
+      await gate();
       state.hit = null;
       state.flashHeap = null;
     }
@@ -319,9 +350,11 @@
       state.queue = [];
       state.queuedRounds = history.length;
       state.shown = snapshot(view);
+      state.pressBase = presses();
       if (!state.playing) render();
       return;
     }
+    if (!state.playing && !state.queue.length) state.pressBase = presses();
     for (let r = state.queuedRounds; r < history.length; r += 1) {
       const entry = history[r];
       state.queue.push({ kind: "round", entry });

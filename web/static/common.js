@@ -37,6 +37,8 @@ const K = (() => {
   /** The message `key` in the current language, with {name} filled from params. */
   function t(key, params) {
     const table = MESSAGES[lang] || {};
+    // "1 space", not "1 spaces": a message may have a ".one" form for a count of one.
+    if (params && params.spaces === 1 && `${key}.one` in table) key = `${key}.one`;
     let text = key in table ? table[key] : (key in MESSAGES.en ? MESSAGES.en[key] : key);
     if (params) {
       text = text.replace(/\{(\w+)\}/g, (whole, name) =>
