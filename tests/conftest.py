@@ -6,6 +6,7 @@
 - ``start_server``: a factory for a real ``kalimambo serve`` process on a free port
   (gunicorn + gevent, simulated strip), waited for until it answers; killed at the end.
 - ``server``: one such process, started.
+- ``browser``: Debian's chromium through Playwright, shared by every browser test.
 - ``http``: a tiny JSON client for a real server: ``http(method, url, body, token)``
   returns ``(status, json)``.
 """
@@ -30,6 +31,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN = "1234"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 HttpResult = tuple[int, Any]
 
@@ -178,3 +182,20 @@ def server(start_server: Callable[..., ServerProcess]) -> ServerProcess:
 @pytest.fixture(name="http")
 def http_fixture() -> Callable[..., HttpResult]:
     return http
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium, headless, one for the whole run (Playwright's sync API allows
+    only one instance at a time); skipped where chromium is missing."""
+    import shutil
+
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (setup.sh --dev installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()

@@ -43,35 +43,32 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Calibration, Path]]:
 
 
 def test_tapping_the_ring_on_a_phone_calibrates_the_board(
-        served: tuple[str, Calibration, Path]) -> None:
-    from playwright.sync_api import expect, sync_playwright
+        served: tuple[str, Calibration, Path], browser: Any) -> None:
+    from playwright.sync_api import expect
 
     url, session, path = served
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        try:
-            page: Any = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
-            page.goto(url)
-            prompt = page.locator("#prompt")
-            expect(prompt).to_contain_text("LED 0 of 9")
-            save = page.locator("#save")
-            expect(save).to_be_disabled()
-            # LEDs 0..8: space 7 down to 0 (a reversed strip), with LED 4 between spaces.
-            taps: list[int | None] = [7, 6, 5, 4, None, 3, 2, 1, 0]
-            for led, space in enumerate(taps):
-                expect(prompt).to_contain_text(f"LED {led} of 9")
-                if space is None:
-                    page.locator("#none").click()
-                else:
-                    page.locator(f"g.space[aria-label='space {space}']").click()
-            expect(prompt).to_contain_text("Save to write the map")
-            expect(save).to_be_enabled()
-            save.click()
-            expect(page.locator("#message")).to_contain_text("Saved to")
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    try:
+        page: Any = context.new_page()
+        page.goto(url)
+        prompt = page.locator("#prompt")
+        expect(prompt).to_contain_text("LED 0 of 9")
+        save = page.locator("#save")
+        expect(save).to_be_disabled()
+        # LEDs 0..8: space 7 down to 0 (a reversed strip), with LED 4 between spaces.
+        taps: list[int | None] = [7, 6, 5, 4, None, 3, 2, 1, 0]
+        for led, space in enumerate(taps):
+            expect(prompt).to_contain_text(f"LED {led} of 9")
+            if space is None:
+                page.locator("#none").click()
+            else:
+                page.locator(f"g.space[aria-label='space {space}']").click()
+        expect(prompt).to_contain_text("Save to write the map")
+        expect(save).to_be_enabled()
+        save.click()
+        expect(page.locator("#message")).to_contain_text("Saved to")
+    finally:
+        context.close()
     board = load_board_file(path)
     assert board.led_count == 9
     assert board.layout == ((8,), (7,), (6,), (5,), (3,), (2,), (1,), (0,))

@@ -62,7 +62,8 @@ def test_steady_picture_reaches_the_strip() -> None:
     assert lit == {3, 4, 5, 6, 7, 10, 20}
     assert frame[4] == (127, 0, 0)  # red at half brightness (max_brightness 0.5)
     assert lights.status() == {"backend": "sim", "ok": True, "error": None,
-                               "pacing": "auto", "playing": False, "waiting": False}
+                               "pacing": "auto", "playing": False, "waiting": False,
+                               "next_presses": 0}
 
 
 def test_a_strip_that_cannot_start_does_not_stop_the_table() -> None:
