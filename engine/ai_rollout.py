@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.ai_view import PublicView
 
+Scorer = Callable[[Sequence[int], int], float]
+"""How a finished play-out is scored for the deciding seat: lower is better."""
 RootModel = Sequence[Sequence[float] | None]
 """Per seat, cumulative weights over that seat's sorted hand for its card this
 round (``None``: uniform).  Used by stronger players to model the opponents."""
@@ -85,7 +87,8 @@ def sample_world(view: PublicView, rng: random.Random, model: RootModel | None
     return [list(row) for row in zip(*sequences, strict=True)]
 
 
-def play_out(view: PublicView, world: Sequence[Sequence[int]], own: Sequence[int]) -> float:
+def play_out(view: PublicView, world: Sequence[Sequence[int]], own: Sequence[int],
+             score: Scorer = relative_score) -> float:
     """Play the world to the end with the deciding seat playing ``own`` in order."""
     board = view.board.copy()
     me = view.me
@@ -94,12 +97,12 @@ def play_out(view: PublicView, world: Sequence[Sequence[int]], own: Sequence[int
         cards = list(row)
         cards[me] = card
         play(cards)
-    return relative_score(board.minus, me)
+    return score(board.minus, me)
 
 
 def run(view: PublicView, rng: random.Random, iterations: int, deadline: float | None,
         candidates: Sequence[int] | None = None, model: RootModel | None = None,
-        stats: CardStats | None = None) -> CardStats:
+        stats: CardStats | None = None, score: Scorer = relative_score) -> CardStats:
     """Add ``iterations`` sampled worlds to ``stats`` (new when ``None``).
 
     Every candidate is played out in every world; after the first card the
@@ -124,10 +127,10 @@ def run(view: PublicView, rng: random.Random, iterations: int, deadline: float |
         rng.shuffle(hand)
         for card in cards:
             own = [card, *(c for c in hand if c != card)]
-            score = play_out(view, world, own)
+            value = play_out(view, world, own, score)
             slot = index_of[card]
-            totals[slot] += score
-            squares[slot] += score * score
+            totals[slot] += value
+            squares[slot] += value * value
             counts[slot] += 1
         stats.iterations += 1
         stats.rollouts += len(cards)

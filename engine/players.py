@@ -8,9 +8,9 @@ Levels (``LEVELS``):
 - ``medium``: Monte Carlo: for each card, sample Kali's remaining order and the
   opponents' cards from their remaining hands, play the rest of the game out at
   random, and score by minus points relative to the table.
-- ``hard``: the same play-outs, but the opponents' cards this round are drawn
-  from a model of how a sensible player picks, the samples go to the cards still
-  in the running, and the pick is random among near-equal cards.
+- ``hard``: the same play-outs, over twice as many, with the opponents' cards
+  this round drawn from a model of how a sensible player picks (their one-round
+  view), and a random pick among near-equal cards.
 
 Every player sees only public information (``engine.ai_view``): the board, every
 seat's remaining hand, and the *set* of Kali's remaining cards.  The same seed
@@ -47,7 +47,7 @@ from engine.errors import PlayError
 from engine.game import Game
 
 LEVELS = ("random", "easy", "medium", "hard")
-DEFAULT_BUDGET_MS = {"random": 10.0, "easy": 40.0, "medium": 120.0, "hard": 120.0}
+DEFAULT_BUDGET_MS = {"random": 10.0, "easy": 40.0, "medium": 120.0, "hard": 130.0}
 """The cap on one decision's time when ``budget_ms`` is not given."""
 EASY_SAMPLES = 24
 EASY_SLACK = 0.75
