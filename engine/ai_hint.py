@@ -15,7 +15,8 @@ from engine.ai_view import PublicView
 
 HINT_SAMPLES = 48
 CLEAR_GAP = 0.25
-"""A risk counts as dodged when the other cards run it at least this much more often."""
+"""A risk counts as dodged when the riskiest other card runs it at least this much
+more often (as a chance, 0..1) than the chosen one."""
 SAFE_CHANCE = 0.75
 
 
@@ -38,10 +39,10 @@ def explain(view: PublicView, card: int, rng: random.Random) -> tuple[str, dict[
     table = risks(view, rng, HINT_SAMPLES)
     chosen = next(risk for risk in table if risk.card == card)
     others = _others(table, chosen)
-    rammed = _mean([r.rammed for r in others])
+    rammed = max(r.rammed for r in others)
     if rammed - chosen.rammed >= CLEAR_GAP:
         return "escape_rhino", {"risk": _percent(rammed)}
-    dung = _mean([r.dung for r in others])
+    dung = max(r.dung for r in others)
     if dung - chosen.dung >= CLEAR_GAP:
         spaces: dict[int, int] = {}
         for risk in others:
@@ -49,7 +50,7 @@ def explain(view: PublicView, card: int, rng: random.Random) -> tuple[str, dict[
                 spaces[space] = spaces.get(space, 0) + hits
         space = max(sorted(spaces), key=spaces.__getitem__)
         return "avoid_dung", {"space": space, "risk": _percent(dung)}
-    kali = _mean([r.kali for r in others])
+    kali = max(r.kali for r in others)
     if kali - chosen.kali >= CLEAR_GAP:
         paying = [r.kali_points / r.kali for r in others if r.kali > 0]
         return "avoid_kali", {"points": round(_mean(paying))}

@@ -22,11 +22,13 @@ Hints: ``suggest`` returns a ``Suggestion(card, code, params)``; pages translate
 
 - ``only_card`` ``{}``: the last card in hand.
 - ``escape_rhino`` ``{"risk": percent}``: you are next in line for Mambo;
-  this card most likely gets you away (other cards: ``risk`` percent rammed).
+  this card most likely gets you away (the riskiest other card: rammed in
+  ``risk`` percent of the samples).
 - ``avoid_dung`` ``{"space": n, "risk": percent}``: other cards often end on
-  the dung heap at space ``n``; this one seldom does.
+  the dung heap at space ``n`` (the riskiest in ``risk`` percent); this one
+  seldom does.
 - ``avoid_kali`` ``{"points": n}``: the lowest card pays for Kali, who risks
-  about ``n`` minus points this round; this card is not the lowest.
+  about ``n`` minus points this round; this card is seldom the lowest.
 - ``safe_now`` ``{"chance": percent}``: this card costs nothing this round in
   ``chance`` percent of the samples.
 - ``plan_ahead`` ``{}``: no big risk this round either way; this card keeps the
