@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.ai_view import PublicView
-from engine.events import Event, Penalty
+from engine.events import KALI, Event, Penalty
 
 EXPOSURE = (0.0, 0.5, 0.2)
 """Weight of the ram risk by place from the back after the round (last, second,
@@ -70,7 +70,7 @@ class Risk:
 
 def risks(view: PublicView, rng: random.Random, samples: int) -> list[Risk]:
     """Per card in hand, what it risks this round, by cause (for hints)."""
-    names = [str(seat) for seat in range(view.players)] + ["Kali"]
+    names = [*(str(seat) for seat in range(view.players)), KALI]
     mine = names[view.me]
     me = view.me
     result = [Risk(card) for card in view.my_hand]

@@ -9,8 +9,8 @@ gained nothing, scoring by the win or by the margin to the best opponent, which
 gained nothing, and a rule-of-thumb play-out policy instead of random play-outs,
 which lost clearly.)
 
-Work is counted in simulated rounds (``iterations x candidates x rounds left``)
-so the time per decision stays about even through the game.
+Work is counted in simulated rounds (``iterations x (candidates x rounds left
++ sampling)``) so the time per decision stays about even through the game.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ MEDIUM_WORK = 9000
 HARD_WORK = 20000
 """``hard`` spends a little over twice ``medium``'s play-outs (about 70 ms here for 7
 players in round 1, well inside the budget)."""
+SAMPLING_COST = 2
+"""Beyond one per seat: Kali's shuffle and the deciding seat's own, in simulated rounds."""
 MIN_ITERATIONS = 8
 MAX_ITERATIONS = 3000
 MODEL_SAMPLES = 12
@@ -51,9 +53,14 @@ class SearchResult:
     cut_short: bool
 
 
-def iterations_for(work: int, candidates: int, rounds: int) -> int:
-    """How many sampled worlds ``work`` simulated rounds pay for."""
-    return max(MIN_ITERATIONS, min(MAX_ITERATIONS, work // max(1, candidates * rounds)))
+def iterations_for(work: int, candidates: int, rounds: int, players: int) -> int:
+    """How many sampled worlds ``work`` simulated rounds pay for.
+
+    Sampling a world (shuffling every seat's hand and Kali's cards) costs about
+    one simulated round per seat, which dominates late in the game.
+    """
+    cost = candidates * rounds + players + SAMPLING_COST
+    return max(MIN_ITERATIONS, min(MAX_ITERATIONS, work // cost))
 
 
 def _result(stats: CardStats, card: int) -> SearchResult:
@@ -72,7 +79,7 @@ def medium_scores(view: PublicView, rng: random.Random, deadline: float | None
                   ) -> SearchResult:
     """Even play-outs for every card; the best mean wins."""
     hand = view.my_hand
-    count = iterations_for(MEDIUM_WORK, len(hand), view.rounds_left)
+    count = iterations_for(MEDIUM_WORK, len(hand), view.rounds_left, view.players)
     stats = run(view, rng, count, deadline)
     index = _best(stats, range(len(hand)), rng)
     return _result(stats, hand[index])
@@ -105,7 +112,7 @@ def hard_scores(view: PublicView, rng: random.Random, deadline: float | None
     """Modelled opponents, more play-outs, a mixed pick among the near-equal best."""
     hand = view.my_hand
     model = opponent_model(view, rng)
-    count = iterations_for(HARD_WORK, len(hand), view.rounds_left)
+    count = iterations_for(HARD_WORK, len(hand), view.rounds_left, view.players)
     stats = run(view, rng, count, deadline, model=model)
     means = stats.means()
     best = min(means)

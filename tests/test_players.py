@@ -105,8 +105,8 @@ def test_a_tight_budget_cuts_the_search_short_but_still_answers(level: str) -> N
 def test_the_work_shrinks_with_fewer_cards_and_rounds_left() -> None:
     early = decide("medium", game_after(5, 0, 4), "Ana", 1, budget_ms=ROOMY_MS)
     late = decide("medium", game_after(5, 8, 4), "Ana", 1, budget_ms=ROOMY_MS)
-    assert early.iterations == iterations_for(MEDIUM_WORK, 12, 12)
-    assert late.iterations == iterations_for(MEDIUM_WORK, 4, 4)
+    assert early.iterations == iterations_for(MEDIUM_WORK, 12, 12, 5)
+    assert late.iterations == iterations_for(MEDIUM_WORK, 4, 4, 5)
     assert late.iterations > early.iterations
     assert early.rollouts == early.iterations * 12
 
