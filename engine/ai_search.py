@@ -25,10 +25,10 @@ from engine.ai_round import quick_scores
 from engine.ai_view import PublicView
 
 MEDIUM_WORK = 9000
-"""Simulated rounds per ``medium`` decision (about 40 ms here for 7 players)."""
+"""Simulated rounds per ``medium`` decision (p99 about 26 ms here for 7 players)."""
 HARD_WORK = 20000
-"""``hard`` spends a little over twice ``medium``'s play-outs (about 70 ms here for 7
-players in round 1, well inside the budget)."""
+"""``hard`` spends a little over twice ``medium``'s play-outs (p99 about 60 ms here
+for 7 players on a quiet machine; the 100 ms budget caps it under load)."""
 SAMPLING_COST = 2
 """Beyond one per seat: Kali's shuffle and the deciding seat's own, in simulated rounds."""
 MIN_ITERATIONS = 8

@@ -49,12 +49,12 @@ from engine.errors import PlayError
 from engine.game import Game
 
 LEVELS = ("random", "easy", "medium", "hard")
-DEFAULT_BUDGET_MS = {"random": 10.0, "easy": 40.0, "medium": 120.0, "hard": 130.0}
+DEFAULT_BUDGET_MS = {"random": 10.0, "easy": 40.0, "medium": 100.0, "hard": 100.0}
 """The cap on one decision's time when ``budget_ms`` is not given."""
 EASY_SAMPLES = 24
 EASY_SLACK = 0.75
 """``easy`` picks at random among cards within this many points of its best."""
-HINT_BUDGET_MS = 120.0
+HINT_BUDGET_MS = 100.0
 
 
 @dataclass(frozen=True, slots=True)
