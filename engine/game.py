@@ -24,6 +24,19 @@ class PlayedRound(NamedTuple):
     kali: int
 
 
+def record_dict(players: Sequence[str], track_length: int, setup: Setup,
+                rounds: Sequence[PlayedRound]) -> dict[str, Any]:
+    """A ``kalimambo-record/1`` as JSON-ready data."""
+    return {
+        "format": RECORD_FORMAT,
+        "track_length": track_length,
+        "players": list(players),
+        "setup": setup.to_dict(),
+        "rounds": [{"cards": dict(zip(players, played.cards, strict=True)),
+                    "kali": played.kali} for played in rounds],
+    }
+
+
 def shuffled_deck(seed: int | str | None) -> list[int]:
     """Kali's twelve cards in a seeded random order; the top card is the last."""
     deck = list(range(CARD_VALUES))
@@ -140,14 +153,7 @@ class Game:
     # -- records ---------------------------------------------------------------
     def record(self) -> dict[str, Any]:
         """The game so far as a ``kalimambo-record/1`` (RECORD.md)."""
-        return {
-            "format": RECORD_FORMAT,
-            "track_length": self.track_length,
-            "players": list(self.players),
-            "setup": self.setup.to_dict(),
-            "rounds": [{"cards": dict(zip(self.players, played.cards, strict=True)),
-                        "kali": played.kali} for played in self.rounds],
-        }
+        return record_dict(self.players, self.track_length, self.setup, self.rounds)
 
     def _seat_of(self, player: str) -> int:
         try:

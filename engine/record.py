@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.errors import RecordError, SetupError
 from engine.events import KALI, Event, Reveal, RoundEnd
-from engine.game import RECORD_FORMAT, Game, PlayedRound
+from engine.game import RECORD_FORMAT, Game, PlayedRound, record_dict
 from engine.rules import CARD_VALUES, ROUNDS, Board, leaders
 from engine.setup import Setup, check_players, check_setup, check_track_length
 
@@ -29,14 +29,7 @@ class Record:
     rounds: tuple[PlayedRound, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": RECORD_FORMAT,
-            "track_length": self.track_length,
-            "players": list(self.players),
-            "setup": self.setup.to_dict(),
-            "rounds": [{"cards": dict(zip(self.players, r.cards, strict=True)),
-                        "kali": r.kali} for r in self.rounds],
-        }
+        return record_dict(self.players, self.track_length, self.setup, self.rounds)
 
     def to_game(self) -> Game:
         """A ``Game`` at the end of this record, ready to go on (or undo)."""

@@ -19,6 +19,7 @@ from engine.events import (
     Event,
     Move,
     Penalty,
+    PenaltyCause,
     RhinoRun,
     Stay,
 )
@@ -81,15 +82,12 @@ class Board:
         length = self.length
         positions = self.positions
         order = self.order
-        minus = self.minus
         is_dung = self.is_dung
-        kali = len(cards) - 1
         rhino = self.rhino
         # Stable sort: equal cards keep the rear-to-front order, so the first
         # figure of each value is the one furthest behind (the tie rule).  Nobody
         # with that value moves before its turn, so this order still holds then.
         sequence = sorted(order, key=cards.__getitem__, reverse=True)
-        payers: list[int] | None = None
         previous = -1
         actor = -1
         for figure in sequence:
@@ -132,19 +130,7 @@ class Board:
             if is_dung[target]:
                 if events is not None and names is not None:
                     events.append(Dung(names[figure], target))
-                if figure == kali:
-                    if payers is None:
-                        payers = _lowest_card_players(cards)
-                    for payer in payers:
-                        minus[payer] += DUNG_POINTS
-                        if events is not None and names is not None:
-                            events.append(Penalty(names[payer], DUNG_POINTS, "dung", KALI,
-                                                  minus[payer], True))
-                else:
-                    minus[figure] += DUNG_POINTS
-                    if events is not None and names is not None:
-                        events.append(Penalty(names[figure], DUNG_POINTS, "dung",
-                                              names[figure], minus[figure]))
+                self._charge(figure, DUNG_POINTS, "dung", cards, names, events)
             if was_last:
                 rammed = order[0]
                 new_rhino = positions[rammed] - 1
@@ -154,19 +140,22 @@ class Board:
                 if events is not None and names is not None:
                     events.append(RhinoRun(rhino, new_rhino, spaces, names[rammed]))
                 rhino = self.rhino = new_rhino
-                if rammed == kali:
-                    if payers is None:
-                        payers = _lowest_card_players(cards)
-                    for payer in payers:
-                        minus[payer] += spaces
-                        if events is not None and names is not None:
-                            events.append(Penalty(names[payer], spaces, "rammed", KALI,
-                                                  minus[payer], True))
-                else:
-                    minus[rammed] += spaces
-                    if events is not None and names is not None:
-                        events.append(Penalty(names[rammed], spaces, "rammed",
-                                              names[rammed], minus[rammed]))
+                self._charge(rammed, spaces, "rammed", cards, names, events)
+
+    def _charge(self, figure: int, points: int, cause: PenaltyCause, cards: Sequence[int],
+                names: Sequence[str] | None, events: list[Event] | None) -> None:
+        """Minus points for the hit ``figure``; Kali's go to every lowest card (rule 9)."""
+        minus = self.minus
+        if figure == len(cards) - 1:
+            for payer in _lowest_card_players(cards):
+                minus[payer] += points
+                if events is not None and names is not None:
+                    events.append(Penalty(names[payer], points, cause, KALI, minus[payer], True))
+        else:
+            minus[figure] += points
+            if events is not None and names is not None:
+                events.append(Penalty(names[figure], points, cause, names[figure],
+                                      minus[figure]))
 
     def _first_free_after_rhino(self, own_space: int) -> int:
         """Loop-full ruling: the first space past Mambo holding no figure."""

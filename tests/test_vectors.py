@@ -33,3 +33,9 @@ def test_vector_through_game_matches_replay(path: Path) -> None:
     assert game.board.rhino == expected["rhino"]
     assert game.winners() == expected["winners"]
     assert game.record()["rounds"] == vector["record"]["rounds"]
+
+
+@pytest.mark.parametrize("path", VECTORS[:5], ids=[p.stem for p in VECTORS[:5]])
+def test_record_writes_back_what_it_read(path: Path) -> None:
+    record = load_vector(path)["record"]
+    assert parse_record(record).to_dict() == record
