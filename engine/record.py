@@ -71,38 +71,39 @@ def parse_record(data: object) -> Record:
     return Record(players, track_length, setup, tuple(parsed))
 
 
+_CARDS = frozenset(range(CARD_VALUES))
+
+
 def _rounds_fast(rounds: list[Any], players: tuple[str, ...]) -> list[PlayedRound] | None:
     """The rounds of a good record, or None at the first fault of any kind.
 
-    Most records are good, so this lean pass runs first; only a faulty record
-    goes through ``_rounds_checked`` to find the words for its fault.
+    Most records are good, so this lean pass runs first, checking whole columns
+    (one seat's cards over the rounds) at once; only a faulty record goes through
+    ``_rounds_checked`` to find the words for its fault.
     """
+    if not rounds:
+        return []
     count = len(players)
-    used = [0] * count
-    kali_used = 0
-    parsed: list[PlayedRound] = []
+    rows: list[tuple[Any, ...]] = []
+    kalis: list[Any] = []
     for entry in rounds:
         if type(entry) is not dict:
             return None
         cards = entry.get("cards")
         if type(cards) is not dict or len(cards) != count:
             return None
-        row = []
-        for seat, name in enumerate(players):
-            card = cards.get(name)
-            if type(card) is not int or not 0 <= card < CARD_VALUES:
-                return None
-            bit = 1 << card
-            if used[seat] & bit:
-                return None
-            used[seat] |= bit
-            row.append(card)
-        kali = entry.get("kali")
-        if type(kali) is not int or not 0 <= kali < CARD_VALUES or kali_used & (1 << kali):
+        try:
+            rows.append(tuple([cards[name] for name in players]))
+        except KeyError:
             return None
-        kali_used |= 1 << kali
-        parsed.append(PlayedRound(tuple(row), kali))
-    return parsed
+        kalis.append(entry.get("kali"))
+    for column in (*zip(*rows, strict=True), kalis):
+        # the type check keeps out True and 7.0 (equal to 1 and 7 in a set) and
+        # comes first, so a list or an object never reaches set()
+        if (set(map(type, column)) != {int} or len(set(column)) != len(column)
+                or not _CARDS.issuperset(column)):
+            return None
+    return [PlayedRound(row, kali) for row, kali in zip(rows, kalis, strict=True)]
 
 
 def _rounds_checked(rounds: list[Any], players: tuple[str, ...]) -> list[PlayedRound]:

@@ -82,7 +82,9 @@ class Board:
         length = self.length
         positions = self.positions
         order = self.order
+        minus = self.minus
         is_dung = self.is_dung
+        kali = len(cards) - 1
         rhino = self.rhino
         # Stable sort: equal cards keep the rear-to-front order, so the first
         # figure of each value is the one furthest behind (the tie rule).  Nobody
@@ -130,7 +132,13 @@ class Board:
             if is_dung[target]:
                 if events is not None and names is not None:
                     events.append(Dung(names[figure], target))
-                self._charge(figure, DUNG_POINTS, "dung", cards, names, events)
+                if figure == kali:
+                    self._charge_lowest_cards(DUNG_POINTS, "dung", cards, names, events)
+                else:
+                    minus[figure] += DUNG_POINTS
+                    if events is not None and names is not None:
+                        events.append(Penalty(names[figure], DUNG_POINTS, "dung",
+                                              names[figure], minus[figure]))
             if was_last:
                 rammed = order[0]
                 new_rhino = positions[rammed] - 1
@@ -140,22 +148,25 @@ class Board:
                 if events is not None and names is not None:
                     events.append(RhinoRun(rhino, new_rhino, spaces, names[rammed]))
                 rhino = self.rhino = new_rhino
-                self._charge(rammed, spaces, "rammed", cards, names, events)
+                if rammed == kali:
+                    self._charge_lowest_cards(spaces, "rammed", cards, names, events)
+                else:
+                    minus[rammed] += spaces
+                    if events is not None and names is not None:
+                        events.append(Penalty(names[rammed], spaces, "rammed",
+                                              names[rammed], minus[rammed]))
 
-    def _charge(self, figure: int, points: int, cause: PenaltyCause, cards: Sequence[int],
-                names: Sequence[str] | None, events: list[Event] | None) -> None:
-        """Minus points for the hit ``figure``; Kali's go to every lowest card (rule 9)."""
+    def _charge_lowest_cards(self, points: int, cause: PenaltyCause, cards: Sequence[int],
+                             names: Sequence[str] | None, events: list[Event] | None) -> None:
+        """Kali's minus points go to every player with the lowest card (rule 9).
+
+        (A hit explorer pays inline in ``play_round``: that is the hot path.)
+        """
         minus = self.minus
-        if figure == len(cards) - 1:
-            for payer in _lowest_card_players(cards):
-                minus[payer] += points
-                if events is not None and names is not None:
-                    events.append(Penalty(names[payer], points, cause, KALI, minus[payer], True))
-        else:
-            minus[figure] += points
+        for payer in _lowest_card_players(cards):
+            minus[payer] += points
             if events is not None and names is not None:
-                events.append(Penalty(names[figure], points, cause, names[figure],
-                                      minus[figure]))
+                events.append(Penalty(names[payer], points, cause, KALI, minus[payer], True))
 
     def _first_free_after_rhino(self, own_space: int) -> int:
         """Loop-full ruling: the first space past Mambo holding no figure."""

@@ -53,33 +53,65 @@ def replay_lines(lines: Sequence[bytes], first_line: int, with_events: bool) -> 
     return out
 
 
-def _replay_chunk(job: tuple[list[bytes], int, bool]) -> list[bytes] | str:
-    """Worker side: results, or the error message (exceptions with args pickle badly)."""
-    lines, first, with_events = job
-    try:
-        return replay_lines(lines, first, with_events)
-    except BatchError as error:
-        return str(error)
+def _replay_in_child(lines: list[bytes], first: int, with_events: bool) -> tuple[int, int]:
+    """Fork a process that replays ``lines``; answers (pid, read end of its pipe).
+
+    The child inherits the lines with the process (nothing to copy) and sends back
+    ``b"0"`` plus its results, or ``b"1"`` plus the message of its first bad line.
+    """
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: whatever happens, it ends here and never returns
+        status = 0
+        try:
+            os.close(read_end)
+            try:
+                results = replay_lines(lines, first, with_events)
+                payload = b"0" + b"".join(result + b"\n" for result in results)
+            except BatchError as error:
+                payload = b"1" + str(error).encode()
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(payload)
+        except BaseException:
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    return pid, read_end
 
 
 def replay_batch(lines: list[bytes], with_events: bool = False,
                  workers: int | None = None) -> list[bytes]:
-    """Replay every line, in parallel when the batch is large; results in order."""
-    workers = workers or os.cpu_count() or 1
-    if workers < 2 or len(lines) < PARALLEL_FROM:
-        return replay_lines(lines, 1, with_events)
-    import multiprocessing
+    """Replay every line, in parallel when the batch is large; results in order.
 
-    size = -(-len(lines) // (workers * 4))
-    jobs = [(lines[i:i + size], i + 1, with_events) for i in range(0, len(lines), size)]
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with context.Pool(workers) as pool:
-        parts = pool.map(_replay_chunk, jobs)
+    The batch is cut into one slice per core; this process replays the first
+    slice while forked children replay the others.  The first bad line (in file
+    order) is the one reported.
+    """
+    workers = workers or os.cpu_count() or 1
+    if workers < 2 or len(lines) < PARALLEL_FROM or not hasattr(os, "fork"):
+        return replay_lines(lines, 1, with_events)
+    size = -(-len(lines) // workers)
+    children = [_replay_in_child(lines[start:start + size], start + 1, with_events)
+                for start in range(size, len(lines), size)]
+    error: BatchError | None = None
     out: list[bytes] = []
-    for part in parts:
-        if isinstance(part, str):
-            raise BatchError(part)
-        out.extend(part)
+    try:
+        out = replay_lines(lines[:size], 1, with_events)
+    except BatchError as mine:
+        error = mine
+    for pid, read_end in children:
+        with os.fdopen(read_end, "rb") as pipe:
+            payload = pipe.read()
+        os.waitpid(pid, 0)
+        if error is not None:
+            continue
+        if payload[:1] != b"0":
+            error = BatchError(payload[1:].decode() or "a worker process failed")
+            continue
+        out.extend(payload[1:].splitlines())
+    if error is not None:
+        raise error
     return out
 
 

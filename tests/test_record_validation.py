@@ -194,9 +194,14 @@ def test_the_lean_and_the_careful_round_checks_agree() -> None:
         rounds = record["rounds"]
         if rounds and rng.random() < 0.7:
             entry = rng.choice(rounds)
-            kind = rng.randrange(4)
+            kind = rng.randrange(6)
             if kind == 0:
                 entry["cards"][rng.choice(players)] = rng.randrange(-1, 13)
+            elif kind == 4:
+                entry["cards"][rng.choice(players)] = rng.choice([[3], {"v": 3}, True, 3.0,
+                                                                  None, "3"])
+            elif kind == 5:
+                entry["kali"] = rng.choice([[3], True, 3.0, None])
             elif kind == 1:
                 entry["kali"] = rng.randrange(-1, 13)
             elif kind == 2:
