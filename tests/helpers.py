@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import random
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine import RECORD_FORMAT, random_setup
+from engine import RECORD_FORMAT, Game, parse_record, random_setup
 from engine.rules import CARD_VALUES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,3 +44,25 @@ def random_record(rng: random.Random, players: int, track_length: int = 32,
         "rounds": [{"cards": {n: hands[n][r] for n in names}, "kali": kali[r]}
                    for r in range(rounds)],
     }
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Poll ``condition`` until it holds or ``timeout`` seconds pass; its last answer."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return condition()
+
+
+def assert_view_matches_replay(view: dict[str, Any], record: dict[str, Any]) -> None:
+    """The table's public view shows exactly the state the engine reaches on its record."""
+    parsed = parse_record(record)
+    game = Game(parsed.players, parsed.setup, parsed.track_length)
+    for played in record["rounds"]:
+        game.play_round(played["cards"], played["kali"])
+    assert view["positions"] == game.positions()
+    assert view["rhino"] == game.board.rhino
+    assert {s["name"]: s["minus_points"] for s in view["seats"]} == game.minus_points()
+    assert view["winners"] == (game.winners() if game.finished else [])

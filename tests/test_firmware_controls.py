@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,17 +13,11 @@ from engine import Game, Setup
 from firmware.board import parse_board
 from firmware.controls import CUES, Controls
 from firmware.lights import create_lights
+from tests.helpers import wait_for
 
 PLAYERS = ["Ana", "Ben", "Caro"]
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return condition()
 
 
 class RecordingPWMPin(MockPWMPin):  # type: ignore[misc]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from firmware.backends import SimBackend
 from firmware.board import BoardConfig, default_board
 from firmware.lights import Lights, create_lights
 from firmware.scene import RGB
+from tests.helpers import wait_for
 
 VIEW: dict[str, Any] = {"phase": "picking", "track_length": 32, "game_id": "g", "history": [{}],
         "seats": [{"name": "Ana", "colour": "red"}, {"name": "Ben", "colour": "blue"},
@@ -38,13 +38,6 @@ def flaky(name: str, board: BoardConfig) -> FlakyBackend:
     return FlakyBackend(board)
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return condition()
 
 
 def manual(**options: Any) -> Lights:

@@ -14,22 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.game import Game
-from engine.record import parse_record
+from tests.helpers import assert_view_matches_replay
 
 NAMES = ["Ana", "Ben", "Caro", "Dan"]
 SETUP = {"rhino": 3, "order": ["Dan", "Caro", "Ben", "Ana"], "dung": [12, 17, 22, 27]}
-
-
-def replay_matches(view: dict[str, Any], record: dict[str, Any]) -> None:
-    parsed = parse_record(record)
-    game = Game(parsed.players, parsed.setup, parsed.track_length)
-    for played in record["rounds"]:
-        game.play_round(played["cards"], played["kali"])
-    assert view["positions"] == game.positions()
-    assert view["rhino"] == game.board.rhino
-    assert {s["name"]: s["minus_points"] for s in view["seats"]} == game.minus_points()
-    assert view["winners"] == (game.winners() if game.finished else [])
 
 
 def test_kill_nine_at_several_points_loses_nothing(start_server: Callable[..., Any],
@@ -94,7 +82,7 @@ def test_kill_nine_at_several_points_loses_nothing(start_server: Callable[..., A
     assert [r["cards"] for r in record["rounds"]] == sent
     _, view = http("GET", f"{server.url}/api/v1/state")
     assert view["phase"] == "finished"
-    replay_matches(view, record)
+    assert_view_matches_replay(view, record)
     # 4. And after the end, still the same finished game.
     restart()
     _, again = http("GET", f"{server.url}/api/v1/state")
@@ -153,4 +141,4 @@ def test_kill_during_a_stream_of_picks_keeps_every_acknowledged_one(
             assert round_no == view["round"]
             _, me = http("GET", f"{server.url}/api/v1/me", token=tokens[name])
             assert me["me"]["pick"] == card
-    replay_matches(view, record)
+    assert_view_matches_replay(view, record)

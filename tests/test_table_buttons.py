@@ -3,8 +3,7 @@ restarts (gpiozero's MockFactory as the pins)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,16 +11,8 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from firmware.board import parse_board
+from tests.helpers import wait_for
 from web.app import create_app
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
 
 
 @pytest.fixture
