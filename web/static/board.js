@@ -396,7 +396,10 @@
         ? el("span", { class: "muted" }, seat.picked ? " ✓" : " …") : null;
       row.appendChild(el("td", { class: "name" },
         el("span", { class: `dot c-${seat.colour}`, "aria-hidden": "true" }), " ",
-        seat.name, mark, el("span", { class: "colour-small" }, t(`colour.${seat.colour}`))));
+        seat.name, mark, el("span", { class: "colour-small" }, seat.bot
+          ? t("board.bot_colour", { colour: t(`colour.${seat.colour}`),
+            level: t(`level.${seat.bot_level || "medium"}`) })
+          : t(`colour.${seat.colour}`))));
       let before = 0;
       for (let r = 0; r < rounds; r += 1) {
         const entry = history[r];
