@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from bench.reference_rules import KALI, play_round
+from bench.reference_rules import play_round
 from engine.record import parse_record
 from engine.rules import ROUNDS
 
@@ -43,8 +43,6 @@ def main() -> int:
                 sys.stdout.write(json.dumps(replay_plain(data.get("record", data))) + "\n")
     return 0
 
-
-__all__ = ["KALI", "replay_plain"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import RecordError, SetupError
-from engine.events import KALI, Event, Reveal, RoundEnd
+from engine.events import KALI
 from engine.game import RECORD_FORMAT, Game, PlayedRound, record_dict
 from engine.rules import CARD_VALUES, ROUNDS, Board, leaders
 from engine.setup import Setup, check_players, check_setup, check_track_length
@@ -156,20 +156,25 @@ def _show(value: object) -> str:
 def replay(record: Record, with_events: bool = False) -> dict[str, Any]:
     """The replay result of RECORD.md: final state, winners and one snapshot a round.
 
-    With ``with_events``, each snapshot also carries that round's events.
+    With ``with_events``, each snapshot also carries that round's events, from a
+    ``Game`` (the same events the table emits); without, the bare board is faster.
     """
     players = record.players
     names = (*players, KALI)
-    start = record.setup.positions(record.track_length)
-    board = Board(record.track_length, record.setup.rhino,
-                  [start[name] for name in names], record.setup.dung)
+    game = Game(players, record.setup, record.track_length) if with_events else None
+    if game is not None:
+        board = game.board
+    else:
+        start = record.setup.positions(record.track_length)
+        board = Board(record.track_length, record.setup.rhino,
+                      [start[name] for name in names], record.setup.dung)
     snapshots: list[dict[str, Any]] = []
     for number, played in enumerate(record.rounds, 1):
-        events: list[Event] | None = None
-        if with_events:
-            events = [Reveal(number, dict(zip(players, played.cards, strict=True)),
-                             played.kali)]
-        board.play_round((*played.cards, played.kali), names, events)
+        if game is None:
+            board.play_round((*played.cards, played.kali))
+        else:
+            events = game.play_round(dict(zip(players, played.cards, strict=True)),
+                                     played.kali)
         # zip without strict=: the lengths match by construction, and this is the hot loop.
         snapshot: dict[str, Any] = {
             "round": number,
@@ -177,11 +182,7 @@ def replay(record: Record, with_events: bool = False) -> dict[str, Any]:
             "positions": dict(zip(names, board.positions)),  # noqa: B905
             "minus_points": dict(zip(players, board.minus)),  # noqa: B905
         }
-        if events is not None:
-            over = number == ROUNDS
-            events.append(RoundEnd(number, snapshot["minus_points"], over,
-                                   tuple(players[i] for i in leaders(board.minus))
-                                   if over else ()))
+        if game is not None:
             snapshot["events"] = [event.to_dict() for event in events]
         snapshots.append(snapshot)
     return {
