@@ -1,4 +1,4 @@
-"""The JSON API, version 1 (API.md, plus docs/API-extensions.md).
+"""The JSON API, version 1 (docs/API.md).
 
 Thin: each route reads its input, calls the table, and answers.  The table checks
 everything and raises ``ApiError`` before changing anything.
