@@ -8,14 +8,16 @@ line saying what to check, exit status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import queue
+import signal
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from firmware.board import BACKENDS, BoardConfig, BoardFileError, load_board_data, parse_board
@@ -127,7 +129,7 @@ def build_parser() -> Parser:
         "bench", help="how fast frames are computed here",
         description="Time the frame computation for 32, 64 and 160 LEDs during a whole "
         "round's animation, and the share of one CPU core that a 60 frames-per-second "
-        "animation takes (targets: 0.5 ms per frame at 160 LEDs, 5 %% of a core). "
+        "animation takes (targets: 0.5 ms per frame at 160 LEDs, 5 % of a core). "
         "Uses a simulated strip; touches no hardware.")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--frames", type=int, default=3000, help="frames timed per size")
@@ -317,6 +319,32 @@ def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> in
     return 0
 
 
+@contextlib.contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """While inside, Ctrl-C (SIGINT) and SIGTERM both end the command cleanly.
+
+    Why: a shell starts a background job (``kalimambo leds calibrate &``, a script, a
+    test run beside another) with SIGINT ignored, and Python then leaves it ignored,
+    so Ctrl-C did nothing and calibrate served on; and SIGTERM (``kill``, systemd,
+    ``timeout``) killed the process with the strip still lit.  Both now raise
+    ``KeyboardInterrupt`` in the main thread, which stops the server or the loop and
+    blanks the strip.  The old handlers come back afterwards.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     if args.command == "bench":
@@ -345,12 +373,13 @@ def main(argv: Sequence[str]) -> int:
         strip.close()
         return 1
     try:
-        if args.command == "test":
-            return run_test(strip, max(0.0, args.delay), max(0.0, args.space_delay),
-                            sys.stdout)
-        if args.command == "walk":
-            return run_walk(strip, args.start, sys.stdin, sys.stdout)
-        return run_calibrate(strip, args.config, args.port, args.bind, sys.stdout)
+        with stopped_by_signals():
+            if args.command == "test":
+                return run_test(strip, max(0.0, args.delay), max(0.0, args.space_delay),
+                                sys.stdout)
+            if args.command == "walk":
+                return run_walk(strip, args.start, sys.stdin, sys.stdout)
+            return run_calibrate(strip, args.config, args.port, args.bind, sys.stdout)
     except KeyboardInterrupt:
         return 0
     finally:

@@ -134,10 +134,13 @@ def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path) -> None:
         port = sock.getsockname()[1]
     path = tmp_path / "board.toml"
     path.write_text("# mine\n[track]\nspaces = 4\n")
+    # Started as a shell starts a background job: with SIGINT ignored. Ctrl-C must
+    # still stop it (it once ran on, and the whole suite run with '&' timed out here).
     process = subprocess.Popen(
         [sys.executable, "-m", "kalimambo", "leds", "--strip", "sim", "--leds", "4",
          "--config", str(path), "calibrate", "--port", str(port), "--bind", "127.0.0.1"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     base = f"http://127.0.0.1:{port}/"
 
     def post(what: str, body: dict[str, Any]) -> Any:
@@ -162,7 +165,13 @@ def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path) -> None:
         assert state["done"] and post("save", {})["saved"]
     finally:
         os.killpg(process.pid, signal.SIGINT)
-        output = process.communicate(timeout=10)[0].decode()
+        try:  # a generous ceiling: a busy machine is slow, but Ctrl-C must end it
+            output = process.communicate(timeout=60)[0].decode()
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            pytest.fail("calibrate was still running 60 s after Ctrl-C")
+    assert process.returncode == 0
     assert f"Open http://127.0.0.1:{port}/ on your phone" in output
     assert load_board_file(path).layout == ((3,), (2,), (1,), (0,))
     assert path.read_text().startswith("# mine\n")
