@@ -146,14 +146,14 @@ def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path) -> None:
     def post(what: str, body: dict[str, Any]) -> Any:
         request = urllib.request.Request(base + "api/" + what, json.dumps(body).encode(),
                                          {"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
 
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:
             try:
-                with urllib.request.urlopen(base, timeout=2) as response:
+                with urllib.request.urlopen(base, timeout=5) as response:
                     assert b"Calibrate the strip" in response.read()
                 break
             except OSError:

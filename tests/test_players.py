@@ -77,6 +77,7 @@ def test_the_order_of_kalis_deck_is_not_used(level: str) -> None:
     assert (first.card, first.scores) == (second.card, second.scores)
 
 
+@pytest.mark.slow  # two whole games with every level searching at leisure: 3-4 s
 def test_the_same_seed_gives_the_same_games() -> None:
     levels = ["hard", "medium", "easy", "random"]
     assert play_game(levels, 11) == play_game(levels, 11)

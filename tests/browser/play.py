@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-WAIT_MS = 15_000
+WAIT_MS = 30_000
+"""Ceiling for a wait on the page (a busy machine is slow; a passing wait returns at once)."""
 
 CONTRAST_JS = """
 (selectors) => {
