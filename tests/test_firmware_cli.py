@@ -128,14 +128,15 @@ def test_bench_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -> None
     assert figures["animation_60fps"]["160"]["frames_per_second"] > 0
 
 
-def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path, stop: int) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     path = tmp_path / "board.toml"
     path.write_text("# mine\n[track]\nspaces = 4\n")
-    # Started as a shell starts a background job: with SIGINT ignored. Ctrl-C must
-    # still stop it (it once ran on, and the whole suite run with '&' timed out here).
+    # Started as a shell starts a background job: with SIGINT ignored. Ctrl-C (and
+    # SIGTERM) must still stop it: it once ran on, and a suite run with '&' timed out.
     process = subprocess.Popen(
         [sys.executable, "-m", "kalimambo", "leds", "--strip", "sim", "--leds", "4",
          "--config", str(path), "calibrate", "--port", str(port), "--bind", "127.0.0.1"],
@@ -164,13 +165,13 @@ def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path) -> None:
             state = post("mark", {"space": space})
         assert state["done"] and post("save", {})["saved"]
     finally:
-        os.killpg(process.pid, signal.SIGINT)
-        try:  # a generous ceiling: a busy machine is slow, but Ctrl-C must end it
+        os.killpg(process.pid, stop)
+        try:  # a generous ceiling: a busy machine is slow, but the signal must end it
             output = process.communicate(timeout=60)[0].decode()
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-            pytest.fail("calibrate was still running 60 s after Ctrl-C")
+            pytest.fail(f"calibrate was still running 60 s after {signal.Signals(stop).name}")
     assert process.returncode == 0
     assert f"Open http://127.0.0.1:{port}/ on your phone" in output
     assert load_board_file(path).layout == ((3,), (2,), (1,), (0,))
