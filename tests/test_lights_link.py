@@ -209,3 +209,11 @@ def test_without_a_lights_socket_the_view_says_lights_off(client: Any) -> None:
     assert lights["backend"] == "off" and lights["ok"] is False
     assert "--lights off" in lights["error"]
     assert json.loads(client.get("/api/v1/leds").data)["leds"] == [[0, 0, 0]] * 32
+
+
+def test_a_socket_that_cannot_be_made_leaves_the_table_serving(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": "1234",
+                      "LIGHTS_SOCKET": str(tmp_path / "missing" / "lights.sock")})
+    lights = app.test_client().get("/api/v1/state").json["lights"]
+    assert lights["ok"] is False and "cannot listen" in lights["error"]
+    app.extensions["kalimambo"].close()

@@ -83,9 +83,15 @@ class LightsLink:
             if stat.S_ISSOCK(path.lstat().st_mode):
                 path.unlink()
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(str(path))
-        os.chmod(path, 0o660)
-        listener.listen(4)
+        try:
+            listener.bind(str(path))
+            os.chmod(path, 0o660)
+            listener.listen(4)
+        except OSError as error:  # the table serves on; the host page says why
+            listener.close()
+            self._error = f"The table cannot listen for the lights on {path}: {error}"
+            log.error("lights: %s", self._error)
+            return self
         self._listener = listener
         threading.Thread(target=self._accept, name="lights-accept", daemon=True).start()
         log.info("lights: waiting for the lights process on %s", path)

@@ -181,13 +181,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         # Its working folder is private too: lgpio leaves .lgd-nfy* pipes where it runs.
         child = LightsChild(lights_command(args, socket_path), private).start()
+    master = os.getpid()
     try:
         run(args.host, args.port, config, args.worker_timeout)
     finally:
-        if child is not None:
-            child.stop()
-        if private is not None:
-            shutil.rmtree(private, ignore_errors=True)
+        # A worker leaving (sys.exit in the fork) unwinds through here too: only the
+        # master may stop the child and remove its folder.
+        if os.getpid() == master:
+            if child is not None:
+                child.stop()
+            if private is not None:
+                shutil.rmtree(private, ignore_errors=True)
     return 0
 
 

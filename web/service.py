@@ -33,6 +33,7 @@ class TableService:
         table.listeners.append(broadcaster.publish)
         table.listeners.append(self._to_lights)
         lights.start()
+        self._lights_changed()  # a socket that could not be made shows at once
 
     # -- the lights process -------------------------------------------------------------
     def _pacing(self) -> bytes:
