@@ -161,6 +161,24 @@ def test_a_worker_frozen_by_lgpio_under_gevent_is_replaced(
     print(f"a worker frozen by lgpio answered again after {time.monotonic() - begun:.1f} s")
 
 
+def test_a_slow_boot_is_not_taken_for_a_freeze(tmp_path: Path) -> None:
+    """Loading the app counts against gunicorn's worker timeout: a worker that needs
+    longer than the timeout to load (a slow Pi) must still come up, not be replaced
+    over and over."""
+    report = tmp_path / "report.txt"
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(HOOK),
+                                                       os.environ.get("PYTHONPATH")])),
+           "KALIMAMBO_WORKER_HOOK": str(report), "KALIMAMBO_WORKER_SLOW_BOOT": "6"}
+    server = ServerProcess(tmp_path / "data", env=env,
+                           extra=("--lights", "off", "--worker-timeout", "2"))
+    try:
+        server.start(timeout=120)
+        assert "slow boot 6.0" in report.read_text()  # the worker did stand still
+        assert "WORKER TIMEOUT" not in server.log.read_text()
+    finally:
+        server.kill()
+
+
 @pytest.mark.skipif(not HAS_LGPIO, reason="needs lgpio (the dev extras install it)")
 def test_importing_lgpio_under_gevent_hangs_and_plain_does_not(tmp_path: Path) -> None:
     """The hazard the separate lights process guards against, on this machine."""

@@ -38,6 +38,32 @@ PROG = "kalimambo serve"
 LIGHTS_MODES = ("child", "external", "off")
 WORKER_TIMEOUT_S = 10
 """A worker silent this long is replaced (gevent's worker reports every second)."""
+BOOT_ALLOWANCE_S = 60.0
+"""How long a new worker may take to load the app before the timeout counts."""
+
+
+def boot_heartbeat(server: Any, worker: Any) -> None:
+    """gunicorn's ``post_fork`` hook: keep a booting worker's heartbeat for a while.
+
+    gunicorn counts loading the app against the worker timeout, and on a Pi Zero 2 W
+    loading may take longer than the 10 s that catch a frozen worker, which would then
+    be replaced for ever.  So a plain thread (started before gevent patches anything)
+    beats for it until it has booted, for at most ``BOOT_ALLOWANCE_S``; from then on only
+    the worker's own loop does, and a frozen worker is replaced after the timeout."""
+    import threading
+    import time
+
+    sleep, started = time.sleep, time.monotonic()  # the real sleep, taken before patching
+
+    def beat() -> None:
+        while not worker.booted and time.monotonic() - started < BOOT_ALLOWANCE_S:
+            try:
+                worker.tmp.notify()
+            except (OSError, ValueError):
+                return
+            sleep(1.0)
+
+    threading.Thread(target=beat, name="boot-heartbeat", daemon=True).start()
 
 
 def parse(argv: Sequence[str]) -> Any:
@@ -213,6 +239,7 @@ def run(host: str, port: int, config: dict[str, Any],
                 "accesslog": None,
                 "loglevel": "warning",
                 "preload_app": False,
+                "post_fork": boot_heartbeat,
             }
             for key, value in settings.items():
                 self.cfg.set(key, value)

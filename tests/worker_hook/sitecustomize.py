@@ -7,7 +7,9 @@ runs this) it
 - writes "<pid> worker" to the report (so a check cannot pass without the hook), then
   "<pid> <module>" for every Pi-hardware module the worker holds (inherited from the
   master) or imports later: the table must never have one;
-- on SIGPWR imports lgpio: the real hazard, which under gevent freezes the worker.
+- on SIGPWR imports lgpio: the real hazard, which under gevent freezes the worker;
+- with ``KALIMAMBO_WORKER_SLOW_BOOT=S`` holds the worker S seconds (a real sleep: the
+  whole process stands still) as it begins to load the app, like a slow Pi.
 """
 
 from __future__ import annotations
@@ -29,9 +31,17 @@ def _note(text: str) -> None:
 class _Watch:
     """An import finder that only looks: it notes the name and lets the import go on."""
 
+    def __init__(self, sleep: Any) -> None:
+        self.sleep = sleep
+        self.slow = float(os.environ.get("KALIMAMBO_WORKER_SLOW_BOOT") or 0)
+
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
         if name.split(".")[0] in FORBIDDEN:
             _note(name)
+        if name == "web.app" and self.slow:
+            slow, self.slow = self.slow, 0.0
+            _note(f"slow boot {slow}")
+            self.sleep(slow)
 
 
 def _freeze(signum: int, frame: Any) -> None:
@@ -43,12 +53,13 @@ def _freeze(signum: int, frame: Any) -> None:
 
 def _in_worker() -> None:
     import signal
+    import time
 
     _note("worker")
     for name in list(sys.modules):
         if name.split(".")[0] in FORBIDDEN:
             _note(name)
-    sys.meta_path.insert(0, _Watch())
+    sys.meta_path.insert(0, _Watch(time.sleep))  # the real sleep: gevent patches later
     signal.signal(signal.SIGPWR, _freeze)
 
 
