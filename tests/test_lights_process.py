@@ -207,6 +207,25 @@ def test_stopping_the_table_stops_its_lights_child(
     assert not private.exists()
 
 
+def test_a_killed_table_takes_its_lights_child_along(
+        table: Callable[..., ServerProcess]) -> None:
+    """Even a master killed outright (no clean-up) leaves no lights process behind."""
+    server = table()
+    assert wait_for(lambda: len(server.lights_pids()) == 1, timeout=30)
+    (child,) = server.lights_pids()
+    assert server.proc is not None
+    os.kill(server.proc.pid, signal.SIGKILL)
+    server.proc.wait(timeout=30)
+    assert wait_for(lambda: state_of(child) in ("gone", "Z"), timeout=30)
+
+
+def state_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
 @pytest.mark.parametrize(("args", "words"), [
     (("--lights", "external", "--lights-socket", "/nonexistent/dir/lights.sock"),
      "does not exist"),

@@ -254,6 +254,8 @@ class LightsLink:
         listener, self._listener = self._listener, None
         if listener is not None:
             with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+            with contextlib.suppress(OSError):
                 listener.close()
             if self.path is not None:
                 with contextlib.suppress(OSError):

@@ -77,7 +77,8 @@ def parse(argv: Sequence[str]) -> Any:
                                            "is made once and kept in the data dir)")
     parser.add_argument("--strip", choices=STRIPS,
                         help="light strip: auto (real on a Pi, simulated elsewhere), sim, "
-                             "ws281x or pio (default: the board file's)")
+                             "ws281x or pio (default: the board file's), for the lights "
+                             "process it starts (--lights child)")
     parser.add_argument("--config", help=f"the board file (default {DEFAULT_CONFIG} if it "
                                           "exists, else 32 spaces, one LED each)")
     parser.add_argument("--lights", choices=LIGHTS_MODES, default="child",
