@@ -27,6 +27,9 @@ DEVICE_TREE_MODEL = "/proc/device-tree/model"
 SYSFS_MODEL = "/sys/firmware/devicetree/base/model"
 """The same file on a Pi; an emulated Pi can fake it with a tmpfs on /sys/firmware."""
 DEV_MEM = "/dev/mem"
+REVISION_FILES = ("/proc/device-tree/system/linux,revision",
+                  "/sys/firmware/devicetree/base/system/linux,revision")
+CPUINFO = "/proc/cpuinfo"
 PI5_MODEL = re.compile(r"Raspberry Pi (5|500|Compute Module 5)\b")
 ARMV6_MODEL = re.compile(r"Raspberry Pi (Model [AB]|Zero(?! 2)|Compute Module( Rev|$))")
 """Pi 1, Zero, Zero W and the first Compute Module: armv6l, for which rpi-ws281x has
@@ -51,8 +54,22 @@ def is_armv6(model: str | None, machine: str | None = None) -> bool:
     return machine == "armv6l" or bool(model and ARMV6_MODEL.match(model))
 
 
+def has_pi_revision(revision_files: Sequence[str | Path] = REVISION_FILES,
+                    cpuinfo: str | Path = CPUINFO) -> bool:
+    """Whether the board revision rpi-ws281x picks its hardware from can be read (the
+    device tree, else a "Revision" line in /proc/cpuinfo): a faked model string alone
+    (an emulated Pi) does not make a Pi."""
+    if any(Path(path).is_file() for path in revision_files):
+        return True
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        return False
+    return any(line.startswith("Revision") for line in text.splitlines())
+
+
 def ws281x_refusal(model: str | None, dev_mem: str | Path = DEV_MEM,
-                   machine: str | None = None) -> str | None:
+                   machine: str | None = None, revision: bool | None = None) -> str | None:
     """Why rpi-ws281x must not be started here, or None on a Pi 1-4 / Zero 2 W with
     /dev/mem.  Checked before a ``PixelStrip`` is built: one built off a Pi, or never
     begun, crashes the process at exit."""
@@ -65,6 +82,9 @@ def ws281x_refusal(model: str | None, dev_mem: str | Path = DEV_MEM,
     if is_armv6(model, machine):
         return (f"{model}: rpi-ws281x is not available for the Pi 1 / Zero / Zero W "
                 "(armv6l); drive the strip from a Pi 2-4, Zero 2 W or Pi 5")
+    if not (has_pi_revision() if revision is None else revision):
+        return (f"{model}: no board revision in the device tree or /proc/cpuinfo, so "
+                "this is not a real Raspberry Pi (an emulated one?): no ws281x strip")
     if not Path(dev_mem).exists():
         return f"{dev_mem} is missing: rpi-ws281x needs it on a Pi 1-4"
     if not os.access(dev_mem, os.R_OK | os.W_OK):
@@ -192,16 +212,19 @@ class Ws281xBackend:
     name = "ws281x"
 
     def __init__(self, board: BoardConfig, model_path: str | Path | None = None,
-                 dev_mem: str | Path = DEV_MEM) -> None:
+                 dev_mem: str | Path = DEV_MEM, revision: bool | None = None) -> None:
         self.board = board
         self.model_path = model_path
         self.dev_mem = dev_mem
+        self.revision = revision
+        """None: read it (``has_pi_revision``); the tests say True."""
         self.strip: Any = None
         self.module: Any = None
 
     def start(self) -> None:
         board = self.board
-        refusal = ws281x_refusal(read_model(self.model_path), self.dev_mem)
+        refusal = ws281x_refusal(read_model(self.model_path), self.dev_mem,
+                                 revision=self.revision)
         if refusal is not None:
             raise BackendError(refusal)
         try:

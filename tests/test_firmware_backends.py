@@ -17,6 +17,7 @@ from firmware.backends import (
     SimBackend,
     Ws281xBackend,
     detect_backend,
+    has_pi_revision,
     make_backend,
     ws281x_refusal,
 )
@@ -71,12 +72,12 @@ def fake_rpi(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
 
 
 @pytest.fixture
-def pi4(tmp_path: Path) -> tuple[Path, Path]:
-    """A device-tree model file saying Pi 4, and a stand-in for /dev/mem."""
+def pi4(tmp_path: Path) -> tuple[Path, Path, bool]:
+    """A device-tree model file saying Pi 4, a stand-in for /dev/mem, a board revision."""
     model, mem = tmp_path / "model", tmp_path / "mem"
     model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
     mem.write_bytes(b"")
-    return model, mem
+    return model, mem, True
 
 
 @pytest.mark.usefixtures("fake_rpi")
@@ -87,7 +88,7 @@ def pi4(tmp_path: Path) -> tuple[Path, Path]:
     ("GRB", "sk6812w", fake_ws281x.ws.SK6812_STRIP_GRBW),
 ])
 def test_ws281x_builds_begins_and_shows(order: str, strip_type: str, constant: int,
-                                       pi4: tuple[Path, Path]) -> None:
+                                       pi4: tuple[Path, Path, bool]) -> None:
     board = board_for(colour_order=order, strip_type=strip_type, gpio=21, dma=10)
     backend = Ws281xBackend(board, *pi4)
     backend.start()
@@ -104,7 +105,7 @@ def test_ws281x_builds_begins_and_shows(order: str, strip_type: str, constant: i
 
 @pytest.mark.usefixtures("fake_rpi")
 def test_ws281x_failed_begin_is_an_error_and_disarms_the_exit_crash(
-        monkeypatch: pytest.MonkeyPatch, pi4: tuple[Path, Path]) -> None:
+        monkeypatch: pytest.MonkeyPatch, pi4: tuple[Path, Path, bool]) -> None:
     fake_ws281x.fail_begin = "ws2811_init failed with code -3"
     unregistered: list[object] = []
     monkeypatch.setattr(atexit, "unregister", unregistered.append)
@@ -116,7 +117,7 @@ def test_ws281x_failed_begin_is_an_error_and_disarms_the_exit_crash(
 
 
 def test_ws281x_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch,
-                                                    pi4: tuple[Path, Path]) -> None:
+                                                    pi4: tuple[Path, Path, bool]) -> None:
     monkeypatch.setitem(sys.modules, "rpi_ws281x", None)  # import fails
     with pytest.raises(BackendError, match="rpi-ws281x is not installed"):
         Ws281xBackend(board_for(), *pi4).start()
@@ -141,7 +142,7 @@ def test_ws281x_is_refused_where_it_cannot_work_and_no_strip_is_built(
     if model is not None:
         path.write_bytes(model)
     text = model.decode().rstrip("\x00") if model else None
-    refusal = ws281x_refusal(text, mem, machine)
+    refusal = ws281x_refusal(text, mem, machine, revision=True)
     assert refusal is not None and words in refusal
     if machine == "x86_64":  # this machine: the backend itself refuses the same way
         with pytest.raises(BackendError, match=words):
@@ -149,17 +150,29 @@ def test_ws281x_is_refused_where_it_cannot_work_and_no_strip_is_built(
     assert fake_ws281x.instances == []
 
 
-def test_ws281x_needs_dev_mem(tmp_path: Path) -> None:
+def test_ws281x_needs_dev_mem_and_a_real_board_revision(tmp_path: Path) -> None:
     model = "Raspberry Pi 4 Model B Rev 1.5"
-    refusal = ws281x_refusal(model, tmp_path / "no-mem", "aarch64")
+    refusal = ws281x_refusal(model, tmp_path / "no-mem", "aarch64", revision=True)
     assert refusal is not None and "missing" in refusal
     mem = tmp_path / "mem"
     mem.write_bytes(b"")
-    assert ws281x_refusal(model, mem, "aarch64") is None
+    assert ws281x_refusal(model, mem, "aarch64", revision=True) is None
+    refusal = ws281x_refusal(model, mem, "aarch64", revision=False)  # a faked model only
+    assert refusal is not None and "not a real Raspberry Pi" in refusal
     mem.chmod(0o400)
     if not os.access(mem, os.W_OK):  # root can write anyway
-        refusal = ws281x_refusal(model, mem, "aarch64")
+        refusal = ws281x_refusal(model, mem, "aarch64", revision=True)
         assert refusal is not None and "root" in refusal
+
+
+def test_the_board_revision_comes_from_the_device_tree_or_cpuinfo(tmp_path: Path) -> None:
+    tree, cpuinfo = tmp_path / "linux,revision", tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nBogoMIPS\t: 108.00\n")
+    assert not has_pi_revision([tree], cpuinfo)  # this machine's kind of cpuinfo
+    cpuinfo.write_text("processor\t: 0\nRevision\t: c03115\nSerial\t: 100000001\n")
+    assert has_pi_revision([tree], cpuinfo)
+    tree.write_bytes(b"\x00\xc0\x31\x15")
+    assert has_pi_revision([tree], tmp_path / "none")
 
 
 # -- auto --------------------------------------------------------------------------
