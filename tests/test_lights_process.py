@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, ServerProcess, free_port, http
+from tests.conftest import ROOT, ServerProcess, http
 from tests.helpers import wait_for
 
 BOARDS = ROOT / "hardware" / "boards"
@@ -237,7 +237,7 @@ def state_of(pid: int) -> str:
 def test_bad_lights_options_end_in_one_line(tmp_path: Path, args: tuple[str, ...],
                                             words: str) -> None:
     result = subprocess.run([sys.executable, "-m", "kalimambo", "serve", "--data-dir",
-                             str(tmp_path / "d"), "--port", str(free_port()), *args],
+                             str(tmp_path / "d"), *args],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()

@@ -160,6 +160,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                                           and args.host_pin.isprintable()
                                           and " " not in args.host_pin):
         return fail(PROG, "--host-pin: 3 to 32 characters, no spaces")
+    if not 2 <= args.worker_timeout <= 600:
+        return fail(PROG, "--worker-timeout: 2 to 600 seconds")
+    if args.lights == "off" and args.lights_socket:
+        return fail(PROG, "--lights-socket: there is no lights process with --lights off")
+    if args.lights_socket or args.lights == "external":
+        problem = check_socket_path(args.lights_socket or DEFAULT_SOCKET)
+        if problem:
+            return fail(PROG, problem)
     try:
         board = load_board(args.config)
     except ValueError as error:
@@ -175,14 +183,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = check_port(args.host, args.port)
     if problem:
         return fail(PROG, problem)
-    if not 2 <= args.worker_timeout <= 600:
-        return fail(PROG, "--worker-timeout: 2 to 600 seconds")
-    if args.lights == "off" and args.lights_socket:
-        return fail(PROG, "--lights-socket: there is no lights process with --lights off")
-    if args.lights_socket or args.lights == "external":
-        problem = check_socket_path(args.lights_socket or DEFAULT_SOCKET)
-        if problem:
-            return fail(PROG, problem)
     try:
         pin = host_pin(args.host_pin, board, data_dir)
     except Exception as error:  # a broken database file: say so in one line
