@@ -100,6 +100,7 @@ def test_host_plays_a_seat_without_a_phone(server: Server, browser: Any,
         page.click("#new-game")
         page.wait_for_selector("#confirm-new", state="visible", timeout=WAIT_MS)
         assert focused_id(page) == "new-cancel"  # the safe answer has the focus
+        page.screenshot(path=str(artifacts / "host-confirm-new.png"))
         page.keyboard.press("Escape")
         page.wait_for_selector("#confirm-new", state="hidden", timeout=WAIT_MS)
         assert focused_id(page) == "new-game"  # back where the host was
