@@ -227,3 +227,35 @@ def test_host_page_keeps_focus_and_typed_text_across_new_views(server: Server,
         assert errors == []
     finally:
         ctx.close()
+
+
+def test_dialogs_work_without_show_modal(server: Server, browser: Any) -> None:
+    """Phones older than <dialog> support (iOS before 15.4): the same dialog, by hand."""
+    ctx = browser.new_context(viewport=PHONE, locale="en-GB")
+    try:
+        host = ctx.new_page()
+        errors = console_errors(host)
+        host.add_init_script("delete HTMLDialogElement.prototype.showModal;"
+                             " delete HTMLDialogElement.prototype.close;")
+        host_login(host, server.url)
+        hosting = server.host_token()
+        server.call("POST", "/host/bots", {"count": 3, "level": "random"}, hosting)
+        server.call("POST", "/host/start", {}, hosting)
+        host.wait_for_selector("#start-box", state="hidden", timeout=WAIT_MS)
+        host.click("#new-game")
+        host.wait_for_selector("#confirm-new", state="visible", timeout=WAIT_MS)
+        assert focused(host) == "button#new-cancel Cancel"
+        host.keyboard.press("Escape")
+        host.wait_for_selector("#confirm-new", state="hidden", timeout=WAIT_MS)
+        assert focused(host) == "button#new-game New game"
+        host.click("#new-game")
+        host.click("#new-cancel")
+        host.wait_for_selector("#confirm-new", state="hidden", timeout=WAIT_MS)
+        assert server.state()["phase"] == "picking"
+        host.click("#new-game")
+        host.click("#new-confirm")
+        host.wait_for_selector("#start-box", state="visible", timeout=WAIT_MS)
+        assert server.state()["phase"] == "lobby"
+        assert errors == []
+    finally:
+        ctx.close()

@@ -1,5 +1,6 @@
 /* Modal dialogs on <dialog>: showModal() makes the page behind inert, Tab and Shift+Tab
-   stay inside (wrapping round), Escape closes, and focus goes back to what had it. */
+   stay inside (wrapping round), Escape closes, and focus goes back to what had it.
+   A phone too old for <dialog> (iOS before 15.4) gets the same dialog, just not inert. */
 
 const FOCUSABLE = "button, [href], input, select, textarea, [tabindex]:not([tabindex='-1'])";
 
@@ -13,8 +14,10 @@ function focusables(dialog) {
     played), to fallback() when given.  Returns {open(focusTarget), close(value), isOpen()}. */
 export function modal(dialog, onClose, fallback) {
   let opener = null;
+  const native = typeof dialog.showModal === "function";
 
   dialog.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !native) { close(""); return; }
     if (event.key !== "Tab") return;
     const items = focusables(dialog);
     if (!items.length) { event.preventDefault(); return; }
@@ -41,20 +44,38 @@ export function modal(dialog, onClose, fallback) {
     }
   });
 
+  const isOpen = () => dialog.hasAttribute("open");
+
+  function close(value) {
+    if (!isOpen()) return;
+    if (native) { dialog.close(value || ""); return; }
+    dialog.returnValue = value || "";
+    dialog.removeAttribute("open");
+    dialog.dispatchEvent(new Event("close"));
+  }
+
+  if (!native) {  // what <form method="dialog"> does with its buttons' values, by hand
+    dialog.addEventListener("click", (event) => {
+      const button = event.target.closest("form button[value]");
+      if (!button) return;
+      event.preventDefault();
+      close(button.value);
+    });
+  }
+
   return {
     /** Open (if closed) and focus `focusTarget` or the first control inside. */
     open(focusTarget) {
-      if (!dialog.open) {
+      if (!isOpen()) {
         opener = document.activeElement;
         dialog.returnValue = "";
-        dialog.showModal();
+        if (native) dialog.showModal();
+        else dialog.setAttribute("open", "");
       }
       const target = focusTarget || focusables(dialog)[0];
       if (target) target.focus({ preventScroll: true });
     },
-    close(value) {
-      if (dialog.open) dialog.close(value || "");
-    },
-    isOpen: () => dialog.open,
+    close,
+    isOpen,
   };
 }
