@@ -19,10 +19,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.events import KALI
-from engine.game import RECORD_FORMAT
-from engine.rules import CARD_VALUES, ROUNDS, Board
-from engine.setup import random_setup
+from kalimambo.engine.events import KALI
+from kalimambo.engine.game import RECORD_FORMAT
+from kalimambo.engine.rules import CARD_VALUES, ROUNDS, Board
+from kalimambo.engine.setup import random_setup
 
 NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
 

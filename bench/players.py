@@ -23,9 +23,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from engine.game import Game
-from engine.players import decide
-from engine.setup import random_setup
+from kalimambo.engine.game import Game
+from kalimambo.engine.players import decide
+from kalimambo.engine.setup import random_setup
 from kalimambo.tournament import Plan, run, summarise, timing
 
 NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")

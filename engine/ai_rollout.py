@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine.ai_view import PublicView
+from kalimambo.engine.ai_view import PublicView
 
 Scorer = Callable[[Sequence[int], int], float]
 """How a finished play-out is scored for the deciding seat: lower is better."""

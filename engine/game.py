@@ -6,10 +6,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from engine.errors import PlayError
-from engine.events import KALI, Event, Reveal, RoundEnd
-from engine.rules import CARD_VALUES, DEFAULT_TRACK_LENGTH, ROUNDS, Board, leaders
-from engine.setup import Setup, check_players, check_setup, check_track_length
+from kalimambo.engine.errors import PlayError
+from kalimambo.engine.events import KALI, Event, Reveal, RoundEnd
+from kalimambo.engine.rules import CARD_VALUES, DEFAULT_TRACK_LENGTH, ROUNDS, Board, leaders
+from kalimambo.engine.setup import Setup, check_players, check_setup, check_track_length
 
 RECORD_FORMAT = "kalimambo-record/1"
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.events import (
+from kalimambo.engine.events import (
     KALI,
     Dung,
     Event,

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import SetupError
-from engine.events import KALI
-from engine.rules import (
+from kalimambo.engine.errors import SetupError
+from kalimambo.engine.events import KALI
+from kalimambo.engine.rules import (
     DEFAULT_TRACK_LENGTH,
     MAX_HEAPS,
     MAX_PLAYERS,

@@ -14,9 +14,9 @@ import statistics
 import time
 from typing import Any
 
-from engine import Game, random_setup
-from firmware.board import BoardConfig, parse_board
-from firmware.lights import Lights
+from kalimambo.engine import Game, random_setup
+from kalimambo.firmware.board import BoardConfig, parse_board
+from kalimambo.firmware.lights import Lights
 
 PLAYERS = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
 COLOURS = ["green", "yellow", "violet", "red", "blue", "orange", "natural"]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.events import KALI
+from kalimambo.engine.events import KALI
 
 RGB = tuple[int, int, int]
 DARK: RGB = (0, 0, 0)

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS = {
-    "serve": ("web.serve", "run the table: web server, game and lights (the default)"),
+    "serve": ("kalimambo.web.serve", "run the table: web server, game and lights (the default)"),
     "replay": ("kalimambo.replay_cmd", "replay a game record and print the result as JSON"),
     "setup": ("kalimambo.setup_cmd", "print a legal random set-up as JSON"),
-    "leds": ("firmware.cli", "strip bring-up for builders: test, walk, calibrate, bench"),
+    "leds": ("kalimambo.firmware.cli", "strip bring-up for builders: test, walk, calibrate, bench"),
     "tournament": ("kalimambo.tournament", "play computer players against each other"),
 }
 

@@ -10,11 +10,11 @@ import random
 import sys
 from collections.abc import Sequence
 
-from engine.errors import SetupError
-from engine.game import RECORD_FORMAT
-from engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
-from engine.setup import check_players, random_setup
 from kalimambo.args import Parser, fail
+from kalimambo.engine.errors import SetupError
+from kalimambo.engine.game import RECORD_FORMAT
+from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
+from kalimambo.engine.setup import check_players, random_setup
 from kalimambo.jsonio import dumps_pretty
 
 PROG = "kalimambo setup"

@@ -18,11 +18,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.game import Game, shuffled_deck
-from engine.players import LEVELS, decide
-from engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
-from engine.setup import random_setup
 from kalimambo.args import Parser, fail
+from kalimambo.engine.game import Game, shuffled_deck
+from kalimambo.engine.players import LEVELS, decide
+from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
+from kalimambo.engine.setup import random_setup
 from kalimambo.jsonio import dumps_pretty
 
 PROG = "kalimambo tournament"

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("web.app") is None,
-                                reason="web.app (the table service) is not there yet")
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("kalimambo.web.app") is None,
+                                reason="kalimambo.web.app (the table service) is not there yet")
 
 NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
 

@@ -7,8 +7,8 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 
-from engine.events import KALI
-from web.errors import ApiError, bad_request
+from kalimambo.engine.events import KALI
+from kalimambo.web.errors import ApiError, bad_request
 
 COLOURS = ("green", "yellow", "violet", "red", "blue", "orange", "natural")
 """The wooden explorers' colours, handed out in this order (DESIGN.md)."""

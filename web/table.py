@@ -20,14 +20,14 @@ from typing import Any
 
 import orjson
 
-from engine.errors import PlayError, SetupError
-from engine.game import Game, shuffled_deck
-from engine.rules import ROUNDS
-from engine.setup import Setup, check_setup, check_track_length, random_setup
-from web import bots
-from web.errors import ApiError, bad_request, conflict
-from web.host import HostAuth
-from web.seats import (
+from kalimambo.engine.errors import PlayError, SetupError
+from kalimambo.engine.game import Game, shuffled_deck
+from kalimambo.engine.rules import ROUNDS
+from kalimambo.engine.setup import Setup, check_setup, check_track_length, random_setup
+from kalimambo.web import bots
+from kalimambo.web.errors import ApiError, bad_request, conflict
+from kalimambo.web.host import HostAuth
+from kalimambo.web.seats import (
     BOT_NAMES,
     MAX_SEATS,
     MIN_SEATS,
@@ -38,8 +38,8 @@ from web.seats import (
     table_full,
     token_hash,
 )
-from web.store import SeatRow, Store
-from web.tasks import InlineRunner
+from kalimambo.web.store import SeatRow, Store
+from kalimambo.web.tasks import InlineRunner
 
 PACINGS = ("auto", "step")
 VERSION_EPOCH = 1_000_000
