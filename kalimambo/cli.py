@@ -16,6 +16,7 @@ COMMANDS = {
     "setup": ("kalimambo.setup_cmd", "print a legal random set-up as JSON"),
     "leds": ("kalimambo.firmware.cli", "strip bring-up for builders: test, walk, calibrate, bench"),
     "tournament": ("kalimambo.tournament", "play computer players against each other"),
+    "games": ("kalimambo.games_cmd", "the finished games: export --csv"),
 }
 
 USAGE = "usage: kalimambo [COMMAND] [OPTIONS]   (no command: serve)\n\ncommands:\n" + "".join(

@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from kalimambo.web.archive import Archive
 from kalimambo.web.buttons import open_controls
 from kalimambo.web.errors import ApiError
 from kalimambo.web.events import Broadcaster
@@ -102,6 +103,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     service = build_service(app.config)
     app.extensions["kalimambo"] = service
     app.extensions["kalimambo.table"] = service.table
+    app.extensions["kalimambo.archive"] = Archive(service.store, service.table.lock)
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
@@ -123,8 +125,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                                                 "please try again.")
 
     from kalimambo.web.api import bp as api_bp
+    from kalimambo.web.archive_routes import bp as archive_bp
     from kalimambo.web.pages import bp as pages_bp
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
+    app.register_blueprint(archive_bp)
     return app

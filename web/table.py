@@ -25,6 +25,7 @@ from kalimambo.engine.game import Game, shuffled_deck
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import Setup, check_setup, check_track_length, random_setup
 from kalimambo.web import bots
+from kalimambo.web.archive import stored_record
 from kalimambo.web.errors import ApiError, bad_request, conflict
 from kalimambo.web.host import HostAuth
 from kalimambo.web.seats import (
@@ -532,10 +533,8 @@ class Table:
             row = self.store.game(game_id)
             if row is None:
                 raise ApiError(404, "no_such_game", f"There is no game {game_id}.")
-            if row.setup is None or row.players is None:
+            record = stored_record(self.store, row)
+            if record is None:
                 raise conflict("not_started", f"Game {game_id} never started: there is "
                                               "no record.")
-            return {"format": "kalimambo-record/1", "track_length": row.track_length,
-                    "players": row.players, "setup": row.setup,
-                    "rounds": [{"cards": r.cards, "kali": r.kali}
-                               for r in self.store.rounds(game_id)]}
+            return record
