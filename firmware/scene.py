@@ -54,12 +54,6 @@ def scale(colour: RGB, factor: float) -> RGB:
     return (min(255, int(r * factor)), min(255, int(g * factor)), min(255, int(b * factor)))
 
 
-def mix(a: RGB, b: RGB, t: float) -> RGB:
-    """The colour ``t`` of the way from ``a`` to ``b``."""
-    return (int(a[0] + (b[0] - a[0]) * t), int(a[1] + (b[1] - a[1]) * t),
-            int(a[2] + (b[2] - a[2]) * t))
-
-
 @dataclass(slots=True)
 class Scene:
     """Figures, Mambo and heaps on a track of ``spaces`` spaces."""

@@ -209,10 +209,6 @@ class Store:
         statements += [self._seat_insert(game_id, seat) for seat in seats]
         self._write(*statements)
 
-    def set_finished(self, game_id: int, finished: bool) -> None:
-        self._write(("UPDATE games SET finished = ? WHERE id = ?",
-                     (time.time() if finished else None, game_id)))
-
     # -- seats ---------------------------------------------------------------------
     @staticmethod
     def _seat_insert(game_id: int, seat: SeatRow) -> tuple[str, tuple[Any, ...]]:
