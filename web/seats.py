@@ -8,10 +8,11 @@ import unicodedata
 from dataclasses import dataclass
 
 from kalimambo.engine.events import KALI
+from kalimambo.engine.rules import EXPLORER_COLOURS
 from kalimambo.web.errors import ApiError, bad_request
 
-COLOURS = ("green", "yellow", "violet", "red", "blue", "orange", "natural")
-"""The wooden explorers' colours, handed out in this order (DESIGN.md)."""
+COLOURS = EXPLORER_COLOURS
+"""The wooden explorers' colours, handed out in this order."""
 
 MAX_SEATS = len(COLOURS)
 MIN_SEATS = 3
