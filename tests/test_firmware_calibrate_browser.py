@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from firmware.board import load_board_file, parse_board
-from firmware.calibrate import Calibration, create_calibrate_app
+from kalimambo.firmware.board import load_board_file, parse_board
+from kalimambo.firmware.calibrate import Calibration, create_calibrate_app
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")

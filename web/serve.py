@@ -46,7 +46,7 @@ def parse(argv: Sequence[str]) -> Any:
 
 def load_board(path: str | None) -> Any:
     """The board config; raises ValueError with a one-line reason."""
-    from firmware.board import BoardFileError, default_board, load_board_file
+    from kalimambo.firmware.board import BoardFileError, default_board, load_board_file
 
     if path is None:
         if not DEFAULT_CONFIG.exists():
@@ -84,9 +84,9 @@ def host_pin(option: str | None, board: Any, data_dir: Path) -> str:
         return option
     if getattr(board, "host_pin", None):
         return str(board.host_pin)
-    from web.app import DB_NAME
-    from web.host import stored_pin
-    from web.store import Store
+    from kalimambo.web.app import DB_NAME
+    from kalimambo.web.host import stored_pin
+    from kalimambo.web.store import Store
 
     store = Store(data_dir / DB_NAME)
     try:
@@ -121,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # a broken database file: say so in one line
         return fail(PROG, f"--data-dir {data_dir}: cannot open the game store: {error}")
 
-    from web.netaddr import join_url
+    from kalimambo.web.netaddr import join_url
 
     url = join_url(args.port)
     strip = args.strip or getattr(board, "backend", "auto")
@@ -157,7 +157,7 @@ def run(host: str, port: int, config: dict[str, Any]) -> None:
 
         def load(self) -> Any:
             # In the worker, after gevent has patched the standard library.
-            from web.app import create_app
+            from kalimambo.web.app import create_app
 
             return create_app(config)
 

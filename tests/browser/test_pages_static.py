@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from web import pages
+from kalimambo.web import pages
 
 WEB = Path(pages.__file__).parent
 TEMPLATES = WEB / "templates"
@@ -71,8 +71,8 @@ def test_every_key_the_pages_use_exists_and_none_is_dead() -> None:
 
 
 def test_dynamic_keys_cover_colours_levels_and_hint_codes() -> None:
-    from engine import players
-    from web.seats import COLOURS
+    from kalimambo.engine import players
+    from kalimambo.web.seats import COLOURS
 
     english = load("en")
     for colour in COLOURS:
@@ -104,7 +104,7 @@ def test_scripts_never_put_text_into_html() -> None:
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Any]:
-    from web.app import create_app
+    from kalimambo.web.app import create_app
 
     app = create_app({"DATA_DIR": str(tmp_path), "RUNNER": "inline", "STRIP": "sim",
                       "JOIN_URL": "http://10.1.2.3:8000/"})
