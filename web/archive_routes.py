@@ -1,7 +1,7 @@
 """The archive's routes: statistics, the CSV export and the printable score sheet.
 
 Read-only: none of them changes a game.  Finished games are added up by
-``web.archive``; these routes only read the query and shape the answer.
+``kalimambo.web.archive``; these routes only read the query and shape the answer.
 """
 
 from __future__ import annotations

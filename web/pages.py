@@ -19,7 +19,7 @@ from typing import Any
 import segno
 from flask import Blueprint, Response, current_app, render_template, request
 
-from engine.players import LEVELS
+from kalimambo.engine.players import LEVELS
 
 bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static")
