@@ -35,7 +35,8 @@ def test_the_wheel_holds_only_the_kalimambo_package(wheel: Path) -> None:
     tops = {name.split("/")[0] for name in names}
     assert tops == {"kalimambo", wheel.name.split("-py3")[0] + ".dist-info"}, tops
     for part in ("engine/rules.py", "web/app.py", "firmware/lights.py", "cli.py",
-                 "web/static/common.js", "web/i18n/en.json", "firmware/templates"):
+                 "web/static/common/dom.js", "web/static/board/ring.js", "web/i18n/en.json",
+                 "firmware/templates"):
         assert any(name.startswith("kalimambo/" + part) for name in names), part
     leaked = [name for name in names if name.startswith(("bench/", "tests/"))
               or "/tests/" in name or "reference_rules" in name or "straightforward" in name]

@@ -34,8 +34,9 @@ def used_keys() -> set[str]:
     """Every message key the templates and scripts name literally."""
     found: set[str] = set()
     for path in TEMPLATES.glob("*.html"):
-        found |= set(re.findall(r'data-i18n(?:-placeholder|-label)?="([\w.]+)"',
-                                path.read_text("utf-8")))
+        html = path.read_text("utf-8")
+        found |= set(re.findall(r'data-i18n(?:-placeholder|-label)?="([\w.]+)"', html))
+        found |= set(re.findall(r't\["([\w.]+)"\]', html))  # pages drawn on the server
     for path in STATIC.rglob("*.js"):
         text = path.read_text("utf-8")
         found |= set(re.findall(r'\bt\(\s*"([\w.]+)"', text))
