@@ -3,7 +3,7 @@
 ``kalimambo lights`` runs one ``LightsAgent``.  It connects to the table's Unix
 socket (docs/LIGHTS-PROTOCOL.md), and keeps connecting again, with a short
 back-off, whenever the table is not there.  It draws what the table sends with
-``firmware.lights.Lights``, sends the table the strip's status when it changes
+``kalimambo.firmware.lights.Lights``, sends the table the strip's status when it changes
 and frames while the table asks for them, and turns button presses into table
 commands.  No gevent here: gpiozero and lgpio run their own threads, and a plain
 process is where they work.
@@ -21,11 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from firmware.backends import is_armv6, read_model
-from firmware.board import BoardConfig
-from firmware.controls import Controls
-from firmware.lights import Lights
-from firmware.wire import PROTOCOL, Channel, Message, leds_to_hex
+from kalimambo.firmware.backends import is_armv6, read_model
+from kalimambo.firmware.board import BoardConfig
+from kalimambo.firmware.controls import Controls
+from kalimambo.firmware.lights import Lights
+from kalimambo.firmware.wire import PROTOCOL, Channel, Message, leds_to_hex
 
 log = logging.getLogger(__name__)
 

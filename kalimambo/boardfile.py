@@ -17,7 +17,7 @@ def config_path(path: str | None) -> str | None:
 
 def load_board(path: str | None) -> Any:
     """The board config; raises ValueError with a one-line reason."""
-    from firmware.board import BoardFileError, default_board, load_board_file
+    from kalimambo.firmware.board import BoardFileError, default_board, load_board_file
 
     path = config_path(path)
     if path is None:

@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stopping)
     signal.signal(signal.SIGINT, stopping)
 
-    from firmware.agent import LightsAgent
+    from kalimambo.firmware.agent import LightsAgent
 
     agent = LightsAgent(board, args.strip or board.backend, args.socket)
     status = agent.lights.status()

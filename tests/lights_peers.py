@@ -1,6 +1,6 @@
 """Hand-driven ends of the lights socket for the tests: a fake lights process to test the
 table's end, a fake table to test the lights process's end.  Both speak the wire format
-by hand (json and a socket), so a mistake in ``firmware.wire`` cannot hide itself."""
+by hand (json and a socket), so a mistake in ``kalimambo.firmware.wire`` cannot hide itself."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ def test_stream_sends_the_snapshot_at_once_then_heartbeats(client: Any) -> None:
 
 
 def test_a_slow_stream_keeps_only_the_newest_views(client: Any, host_token: str) -> None:
-    from web.events import QUEUE_SIZE
+    from kalimambo.web.events import QUEUE_SIZE
 
     response = client.get("/api/v1/events", buffered=False)
     chunks = iter(response.response)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from firmware.backends import (
+from kalimambo.firmware.backends import (
     BackendError,
     PioBackend,
     SimBackend,
@@ -21,7 +21,7 @@ from firmware.backends import (
     make_backend,
     ws281x_refusal,
 )
-from firmware.board import BoardConfig, parse_board
+from kalimambo.firmware.board import BoardConfig, parse_board
 from tests.firmware_fakes import fake_ws281x
 
 FRAME = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (1, 2, 3)]

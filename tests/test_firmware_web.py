@@ -11,12 +11,11 @@ from typing import Any
 
 import pytest
 
-from firmware.agent import LightsAgent
-from firmware.board import default_board
+from kalimambo.engine.setup import SAMPLE_NAMES as NAMES
+from kalimambo.firmware.agent import LightsAgent
+from kalimambo.firmware.board import default_board
+from kalimambo.web.app import create_app
 from tests.helpers import wait_for
-from web.app import create_app
-
-NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
 
 
 def bearer(token: str) -> dict[str, str]:

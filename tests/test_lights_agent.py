@@ -1,4 +1,4 @@
-"""The lights process's end of the socket (``firmware.agent``), against a hand-driven fake
+"""The lights process's end of the socket (``kalimambo.firmware.agent``), against a hand-driven fake
 table on a real Unix socket, with gpiozero's MockFactory as the pins: it draws what the
 table sends, reports the strip, sends frames while watched, turns button presses into
 table commands, and connects again when the table comes back."""
@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from engine import Game, Setup
-from firmware.agent import LightsAgent
-from firmware.board import BoardConfig, parse_board
+from kalimambo.engine import Game, Setup
+from kalimambo.firmware.agent import LightsAgent
+from kalimambo.firmware.board import BoardConfig, parse_board
 from tests.helpers import wait_for
 from tests.lights_peers import FakeTable, Peer
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web.app import create_app
 from tests.helpers import wait_for
 from tests.lights_peers import Peer, connect_lights
-from web.app import create_app
 
 FRAME = [[9, 8, 7]] * 32
 

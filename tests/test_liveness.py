@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from kalimambo.web.liveness import interval, sd_notify, state_url
 from tests.conftest import ServerProcess, http
 from tests.helpers import wait_for
-from web.liveness import interval, sd_notify, state_url
 
 HOOK = Path(__file__).resolve().parent / "worker_hook"
 HAS_LGPIO = importlib.util.find_spec("lgpio") is not None
@@ -232,7 +232,7 @@ def test_the_worker_asks_itself_over_loopback() -> None:
 
 
 def test_no_notify_socket_no_watchdog_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    from web.liveness import Watchdog
+    from kalimambo.web.liveness import Watchdog
 
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
     assert Watchdog("http://127.0.0.1:1/api/v1/state").start() is None

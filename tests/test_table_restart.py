@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from web.app import create_app
+from kalimambo.web.app import create_app
 
 
 def test_computer_players_pick_again_after_a_restart_mid_round(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from firmware.wire import PROTOCOL, Channel, Message, leds_from_hex
+from kalimambo.firmware.wire import PROTOCOL, Channel, Message, leds_from_hex
 
 log = logging.getLogger(__name__)
 

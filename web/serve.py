@@ -12,7 +12,7 @@ The strip, buttons and buzzer are never touched here or in the worker: a separat
 watched by this master (``--lights child``, the default) or by systemd
 (``--lights external``).  Liveness: gunicorn replaces a worker that stops
 answering its heartbeat within ``--worker-timeout`` seconds, and the worker feeds
-systemd's watchdog only while it really serves (``web.liveness``).
+systemd's watchdog only while it really serves (``kalimambo.web.liveness``).
 
 Everything that can be wrong with the options or the board file is checked first,
 with a one-line message and exit status 2.
@@ -143,9 +143,9 @@ def host_pin(option: str | None, board: Any, data_dir: Path) -> str:
         return option
     if getattr(board, "host_pin", None):
         return str(board.host_pin)
-    from web.app import DB_NAME
-    from web.host import stored_pin
-    from web.store import Store
+    from kalimambo.web.app import DB_NAME
+    from kalimambo.web.host import stored_pin
+    from kalimambo.web.store import Store
 
     store = Store(data_dir / DB_NAME)
     try:
@@ -188,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # a broken database file: say so in one line
         return fail(PROG, f"--data-dir {data_dir}: cannot open the game store: {error}")
 
-    from web.netaddr import join_url
+    from kalimambo.web.netaddr import join_url
 
     url = join_url(args.port)
     print(f"Kalimambo table: phones open {url}", flush=True)
@@ -204,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               "LIGHTS_SOCKET": socket_path}
     child = None
     if private is not None and socket_path is not None:
-        from web.lightschild import LightsChild
+        from kalimambo.web.lightschild import LightsChild
 
         # Its working folder is private too: lgpio leaves .lgd-nfy* pipes where it runs.
         child = LightsChild(lights_command(args, socket_path), private).start()
@@ -247,8 +247,8 @@ def run(host: str, port: int, config: dict[str, Any],
 
         def load(self) -> Any:
             # In the worker, after gevent has patched the standard library.
-            from web.app import create_app
-            from web.liveness import Watchdog, state_url
+            from kalimambo.web.app import create_app
+            from kalimambo.web.liveness import Watchdog, state_url
 
             app = create_app(config)
             app.extensions["kalimambo.watchdog"] = Watchdog(state_url(host, port)).start()

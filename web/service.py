@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from firmware.wire import encode
-from web.errors import ApiError
-from web.events import Broadcaster
-from web.lightslink import LightsLink
-from web.store import Store
-from web.table import Change, Table, lights_summary
+from kalimambo.firmware.wire import encode
+from kalimambo.web.errors import ApiError
+from kalimambo.web.events import Broadcaster
+from kalimambo.web.lightslink import LightsLink
+from kalimambo.web.store import Store
+from kalimambo.web.table import Change, Table, lights_summary
 
 log = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ class _Watch:
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
         if name.split(".")[0] in FORBIDDEN:
             _note(name)
-        if name == "web.app" and self.slow:
+        if name == "kalimambo.web.app" and self.slow:
             slow, self.slow = self.slow, 0.0
             _note(f"slow boot {slow}")
             self.sleep(slow)
