@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, current_app, request
 
-from web.errors import ApiError, bad_request
-from web.service import TableService
+from kalimambo.web.errors import ApiError, bad_request
+from kalimambo.web.service import TableService
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -90,7 +90,7 @@ def events() -> Response:
 
 
 def _message(table: Any) -> bytes:
-    from web.events import message
+    from kalimambo.web.events import message
 
     result: bytes = message(table.current)
     return result
@@ -243,11 +243,11 @@ def host_settings() -> Response:
 def host_lights_retry() -> Response:
     svc = host_only()
     body()
-    return answer(svc.lights_action("retry"))
+    return answer(svc.lights_retry())
 
 
 @bp.post("/host/lights/next")
 def host_lights_next() -> Response:
     svc = host_only()
     body()
-    return answer(svc.lights_action("next_step"))
+    return answer(svc.lights_next())

@@ -7,11 +7,12 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 
-from engine.events import KALI
-from web.errors import ApiError, bad_request
+from kalimambo.engine.events import KALI
+from kalimambo.engine.rules import EXPLORER_COLOURS
+from kalimambo.web.errors import ApiError, bad_request
 
-COLOURS = ("green", "yellow", "violet", "red", "blue", "orange", "natural")
-"""The wooden explorers' colours, handed out in this order (DESIGN.md)."""
+COLOURS = EXPLORER_COLOURS
+"""The wooden explorers' colours, handed out in this order."""
 
 MAX_SEATS = len(COLOURS)
 MIN_SEATS = 3
@@ -46,6 +47,11 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def name_key(name: str) -> str:
+    """The form two names are compared in: one key, one player (joins, statistics)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def clean_name(raw: object, taken: list[str]) -> str:
     """A trimmed name of 1-20 characters in any script, unique at the table.
 
@@ -62,11 +68,11 @@ def clean_name(raw: object, taken: list[str]) -> str:
            for ch in name):
         raise bad_request("bad_name", "Please use letters, digits or ordinary signs "
                                       "in your name.")
-    folded = name.casefold()
-    if folded == KALI.casefold():
+    folded = name_key(name)
+    if folded == name_key(KALI):
         raise ApiError(409, "name_taken", "Kali is the black figure's name: please pick "
                                           "another one.")
-    if any(other.casefold() == folded for other in taken):
+    if any(name_key(other) == folded for other in taken):
         raise ApiError(409, "name_taken", f"Someone called {name} is already at the table: "
                                           "please pick another name.")
     return name

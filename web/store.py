@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS games (
     track_length INTEGER NOT NULL,
     players TEXT,
     setup TEXT,
-    kali_deck TEXT
+    kali_deck TEXT,
+    roster TEXT
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -84,6 +85,9 @@ class GameRow:
     players: list[str] | None
     setup: dict[str, Any] | None
     kali_deck: list[int] | None
+    roster: dict[str, dict[str, Any]] | None
+    """Each player at the start: ``{"colour", "bot"}`` (the bot's level or None); the
+    archive keeps it when the seats leave for the next game."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +108,13 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Bring a data dir from an earlier version up to date (columns only get added)."""
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+        if "roster" not in have:
+            self._db.execute("ALTER TABLE games ADD COLUMN roster TEXT")
 
     def close(self) -> None:
         self._db.close()
@@ -141,10 +152,10 @@ class Store:
     # -- games -------------------------------------------------------------------
     def _game(self, row: tuple[Any, ...]) -> GameRow:
         return GameRow(row[0], row[1], row[2], row[3], bool(row[4]), row[5],
-                       *(json.loads(value) if value else None for value in row[6:9]))
+                       *(json.loads(value) if value else None for value in row[6:10]))
 
     _GAME_COLUMNS = ("id, created, started, finished, archived, track_length, players, setup, "
-                     "kali_deck")
+                     "kali_deck, roster")
 
     def current_game(self) -> GameRow | None:
         row = self._db.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE archived = 0 "
@@ -187,18 +198,16 @@ class Store:
     def start_game(self, game_id: int, players: list[str], setup: dict[str, Any],
                    kali_deck: list[int], seats: list[SeatRow]) -> None:
         """Fix the players, set-up and Kali's deck; seats are renumbered in play order."""
+        roster = {seat.name: {"colour": seat.colour, "bot": seat.bot_level}
+                  for seat in seats}
         statements: list[tuple[str, tuple[Any, ...]]] = [
-            ("UPDATE games SET started = ?, players = ?, setup = ?, kali_deck = ? WHERE id = ?",
-             (time.time(), json.dumps(players), json.dumps(setup), json.dumps(kali_deck),
-              game_id)),
+            ("UPDATE games SET started = ?, players = ?, setup = ?, kali_deck = ?, "
+             "roster = ? WHERE id = ?", (time.time(), json.dumps(players), json.dumps(setup),
+                              json.dumps(kali_deck), json.dumps(roster), game_id)),
             ("DELETE FROM seats WHERE game_id = ?", (game_id,)),
         ]
         statements += [self._seat_insert(game_id, seat) for seat in seats]
         self._write(*statements)
-
-    def set_finished(self, game_id: int, finished: bool) -> None:
-        self._write(("UPDATE games SET finished = ? WHERE id = ?",
-                     (time.time() if finished else None, game_id)))
 
     # -- seats ---------------------------------------------------------------------
     @staticmethod

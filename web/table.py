@@ -20,14 +20,15 @@ from typing import Any
 
 import orjson
 
-from engine.errors import PlayError, SetupError
-from engine.game import Game, shuffled_deck
-from engine.rules import ROUNDS
-from engine.setup import Setup, check_setup, check_track_length, random_setup
-from web import bots
-from web.errors import ApiError, bad_request, conflict
-from web.host import HostAuth
-from web.seats import (
+from kalimambo.engine.errors import PlayError, SetupError
+from kalimambo.engine.game import Game, shuffled_deck
+from kalimambo.engine.rules import ROUNDS
+from kalimambo.engine.setup import Setup, check_setup, check_track_length, random_setup
+from kalimambo.web import bots
+from kalimambo.web.archive import stored_record
+from kalimambo.web.errors import ApiError, bad_request, conflict
+from kalimambo.web.host import HostAuth
+from kalimambo.web.seats import (
     BOT_NAMES,
     MAX_SEATS,
     MIN_SEATS,
@@ -38,8 +39,8 @@ from web.seats import (
     table_full,
     token_hash,
 )
-from web.store import SeatRow, Store
-from web.tasks import InlineRunner
+from kalimambo.web.store import SeatRow, Store
+from kalimambo.web.tasks import InlineRunner
 
 PACINGS = ("auto", "step")
 VERSION_EPOCH = 1_000_000
@@ -63,6 +64,7 @@ def lights_summary(status: dict[str, Any]) -> dict[str, Any]:
     """What the public view says of the strip (the pacing is the table's setting)."""
     return {"backend": status.get("backend"), "ok": bool(status.get("ok")),
             "error": status.get("error"), "playing": bool(status.get("playing", False)),
+            "connected": bool(status.get("connected", False)),
             "next_presses": int(status.get("next_presses", 0))}
 
 
@@ -532,10 +534,8 @@ class Table:
             row = self.store.game(game_id)
             if row is None:
                 raise ApiError(404, "no_such_game", f"There is no game {game_id}.")
-            if row.setup is None or row.players is None:
+            record = stored_record(self.store, row)
+            if record is None:
                 raise conflict("not_started", f"Game {game_id} never started: there is "
                                               "no record.")
-            return {"format": "kalimambo-record/1", "track_length": row.track_length,
-                    "players": row.players, "setup": row.setup,
-                    "rounds": [{"cards": r.cards, "kali": r.kali}
-                               for r in self.store.rounds(game_id)]}
+            return record
