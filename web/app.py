@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 from web.buttons import open_controls
 from web.errors import ApiError
 from web.events import Broadcaster
-from web.host import HostAuth, stored_pin
+from web.host import HostAuth, stored_key
 from web.lights import open_lights
 from web.netaddr import JoinUrl
 from web.service import TableService
@@ -34,7 +34,8 @@ HTTP_MESSAGES = {
 
 DEFAULTS: dict[str, Any] = {
     "DATA_DIR": "data",       # where the SQLite file lives
-    "HOST_PIN": None,         # else the board file's [host] pin, else one kept in the store
+    "HOST_PIN": None,         # else the board file's [host] pin, else none (the key alone)
+    "HOST_KEY": None,         # the host key; None: the one kept in the store (made once)
     "STRIP": "sim",           # auto | sim | ws281x | pio
     "BOARD": None,            # a firmware.board.BoardConfig; None: default_board()
     "PORT": 8000,             # for the join URL
@@ -70,14 +71,16 @@ def build_service(config: dict[str, Any]) -> TableService:
     track_length = int(getattr(board, "spaces", 32))
     led_count = int(getattr(board, "led_count", track_length))
     store = Store(Path(config["DATA_DIR"]) / DB_NAME)
-    pin = config["HOST_PIN"] or getattr(board, "host_pin", None) or stored_pin(store)
+    pin = config["HOST_PIN"] or getattr(board, "host_pin", None)
+    pin = None if pin is None else str(pin)
+    key = config["HOST_KEY"] or stored_key(store)
     lights = config["LIGHTS"] or open_lights(board, config["STRIP"], led_count)
-    table = Table(store, track_length, HostAuth(store, str(pin)),
+    table = Table(store, track_length, HostAuth(store, pin, key),
                   join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
                   runner=_runner(config["RUNNER"]), lights_status=lights.status,
                   default_pacing=str(getattr(board, "pacing", "auto")),
                   default_pause_ms=int(getattr(board, "pause_ms", 900)))
-    service = TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), str(pin))
+    service = TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), pin)
     service.controls = open_controls(board, lights, table, config["PIN_FACTORY"])
     return service
 
@@ -127,4 +130,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
+    from web.hardening import install
+
+    install(app)
     return app

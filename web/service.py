@@ -19,7 +19,7 @@ class TableService:
     """Wires the table to its listeners: every change goes to the streams and the strip."""
 
     def __init__(self, table: Table, store: Store, lights: Lights, broadcaster: Broadcaster,
-                 pin: str) -> None:
+                 pin: str | None) -> None:
         self.table = table
         self.store = store
         self.lights = lights
