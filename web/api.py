@@ -279,3 +279,11 @@ def host_lights_next() -> Response:
     svc = host_only()
     body()
     return answer(svc.lights_action("next_step"))
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    """This API described as OpenAPI 3.1 (web/openapi.py)."""
+    from web.openapi import document
+
+    return answer(document())

@@ -27,6 +27,7 @@ from engine.rules import ROUNDS
 from engine.setup import Setup, check_setup, check_track_length, random_setup
 from web import bots
 from web.errors import ApiError, bad_request, conflict
+from web.hints import HintDesk
 from web.host import HostAuth
 from web.names import fold
 from web.seats import (
@@ -93,6 +94,7 @@ class Table:
         self.lights_status = lights_status or (lambda: {"backend": "none", "ok": False,
                                                         "error": None})
         self.lock = threading.RLock()
+        self.hint_desk = HintDesk()
         self.listeners: list[Listener] = []
         self._streams: dict[str, int] = {}
         self._epoch = 0
@@ -537,9 +539,11 @@ class Table:
             game = self.game
             if game is None or game.finished:
                 raise conflict("no_round", "There is no round to pick for right now.")
+            key = (self.game_id, self._epoch, game.current_round, seat.id)
             snapshot = copy.deepcopy(game)
             seed = _seed(self.game_id, game.current_round, seat.name, "hint")
-        found = self.runner.compute(lambda: bots.suggest(snapshot, seat.name, seed))
+        found = self.hint_desk.get(key, lambda: self.runner.compute(
+            lambda: bots.suggest(snapshot, seat.name, seed)))
         if found is None:
             raise ApiError(503, "no_hints", "Hints are not available on this table yet.")
         return {"round": snapshot.current_round, "card": found.card, "code": found.code,
