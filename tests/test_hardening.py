@@ -239,3 +239,9 @@ def test_a_player_named_proto_is_a_plain_seat(client: Any, host_token: str) -> N
     view = client.get("/api/v1/state").json
     assert set(view["positions"]) >= {"__proto__", "constructor", "Ana"}
     assert isinstance(view["last_round"]["minus_points"]["__proto__"], int)
+
+
+def test_the_host_qr_code_is_only_for_the_pis_own_screen(client: Any) -> None:
+    assert client.get("/host-qr.svg", environ_base=AWAY).status_code == 403
+    answer = client.get("/host-qr.svg", environ_base={"REMOTE_ADDR": "127.0.0.1"})
+    assert answer.status_code == 200 and answer.mimetype == "image/svg+xml"
