@@ -94,19 +94,27 @@ def check_operation(strategy: Any, headers: dict[str, str], wanted: list[Any]) -
     run()
 
 
+def _checks() -> list[Any]:
+    """No 5xx, every answer as documented (status, content type, body), errors in shape."""
+    from schemathesis import checks as st_checks
+
+    wanted: list[Any] = [st_checks.not_a_server_error, error_shape]
+    for name in ("response_schema_conformance", "status_code_conformance",
+                 "content_type_conformance"):
+        check = getattr(st_checks, name)  # fails loudly if schemathesis renames one
+        wanted.append(check)
+    return wanted
+
+
+CHECKS = _checks()
+
+
 def test_schemathesis_over_every_route(seeded: tuple[Any, dict[str, str]]) -> None:
     """Every operation, a bounded number of generated requests each, as host and seat:
     no 5xx, answers as documented, every error in the API's shape."""
-    from schemathesis import checks as st_checks
-
     app, tokens = seeded
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
-    wanted = [st_checks.not_a_server_error, error_shape]
-    for name in ("response_schema_conformance", "status_code_conformance",
-                 "content_type_conformance"):
-        check = getattr(st_checks, name, None)
-        if check is not None:
-            wanted.append(check)
+    wanted = CHECKS
     seen = set()
     for result in schema.get_all_operations():
         operation = result.ok()
@@ -119,3 +127,46 @@ def test_schemathesis_over_every_route(seeded: tuple[Any, dict[str, str]]) -> No
         check_operation(operation.as_strategy(), headers, wanted)
     # schemathesis leaves out the document's own route; everything else was run
     assert seen == documented() - {("get", "/api/v1/events"), ("get", "/api/v1/openapi.json")}
+
+
+def test_schemathesis_stateful_hosted_seats(tmp_path: Path) -> None:
+    """Chains along the document's links: a hosted seat made, then viewed, picked for
+    and removed by the id its answer gave (the id never holds a "/"); every scenario
+    starts from an empty lobby."""
+    from web.app import create_app
+
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": PIN,
+                      "STRIP": "sim", "RUNNER": "inline", "JOIN_URL": "http://192.0.2.10/"})
+    client = app.test_client()
+    host = client.post("/api/v1/host", json={"pin": PIN}).json["token"]
+    seat = client.post("/api/v1/join", json={"name": "Ana"}).json["token"]
+    tokens = {"host": host, "seat": seat}
+    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
+    seen: list[tuple[str, int]] = []
+
+    class Table(schema.as_state_machine()):  # type: ignore[misc]
+        def setup(self) -> None:
+            client.post("/api/v1/host/new", json={"keep_seats": False},
+                        headers={"Authorization": f"Bearer {host}"})
+
+        def before_call(self, case: Any) -> None:
+            security = case.operation.definition.raw.get("security") or []
+            scheme = next(iter(security[0]), None) if security else None
+            if scheme:
+                case.headers = {**(case.headers or {}),
+                                "Authorization": f"Bearer {tokens[scheme]}"}
+
+        def after_call(self, response: Any, case: Any) -> None:
+            seen.append((case.operation.path, response.status_code))
+
+        def validate_response(self, response: Any, case: Any,
+                              additional_checks: Any = None, **kwargs: Any) -> None:
+            case.validate_response(response, checks=CHECKS)
+
+    try:
+        Table.run(settings=settings(max_examples=40, stateful_step_count=6, deadline=None,
+                                    database=None, suppress_health_check=list(HealthCheck)))
+    finally:
+        app.extensions["kalimambo"].close()
+    linked = {path for path, status in seen if status == 200 and "{seat_id}" in path}
+    assert linked, seen  # an id from POST /host/seats was followed to the seat's routes

@@ -24,6 +24,9 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 INT = {"type": "integer"}
+NAME = {"type": "string", "minLength": 1, "maxLength": 20,
+        "description": "any script; at least one visible character; compared folded "
+                       "(NFKC, case, look-alikes: docs/LIMITS.md)", "examples": ["Oma"]}
 STR = {"type": "string"}
 BOOL = {"type": "boolean"}
 
@@ -145,6 +148,16 @@ def _op(summary: str, responses: dict[str, Any], *, security: list[Any] | None =
     return op
 
 
+def _linked(op: dict[str, Any], status: str,
+            links: dict[str, tuple[str, dict[str, str]]]) -> dict[str, Any]:
+    """``op`` with OpenAPI links from its ``status`` answer (for stateful testing)."""
+    op["responses"][status]["links"] = {
+        name: ({"operationId": target, "requestBody": {"id": params["id"]}}
+               if "id" in params else {"operationId": target, "parameters": params})
+        for name, (target, params) in links.items()}
+    return op
+
+
 def _host(summary: str, ok: dict[str, Any], *codes: int, body: dict[str, Any] | None = None
           ) -> dict[str, Any]:
     return _op(summary, {**ok, **_errors(401, 403, *WITH_BODY, *codes)}, security=HOST_AUTH,
@@ -183,7 +196,7 @@ PATHS: dict[str, Any] = {
                        "host_url": STR}}), **_errors()})},
     "/api/v1/join": {"post": _op(
         "take a seat", {**_ok(ref("SeatToken"), 201, "seated"), **_errors(409, *WITH_BODY)},
-        body=_body({"name": STR}))},
+        body=_body({"name": NAME}))},
     "/api/v1/me": {"get": _op("the seat's private view", {**_ok(ref("PrivateView")),
                                                           **_errors(401)},
                               security=SEAT_AUTH)},
@@ -208,17 +221,21 @@ PATHS: dict[str, Any] = {
         "type": "object", "required": ["names"],
         "properties": {"names": {"type": "array", "items": STR}}}, 201, "seated"), 409,
         body=_body({"count": INT, "level": STR}))},
-    "/api/v1/host/seats": {"post": _host("a seat played from the host page",
-                                         _ok(ref("SeatToken"), 201, "seated"), 409,
-                                         body=_body({"name": STR}))},
-    "/api/v1/host/remove": {"post": _host("remove a seat (by id, or by name)", _ok(VIEW), 409,
-                                          body=_body({"id": STR, "name": STR}))},
-    "/api/v1/host/seats/{seat_id}/me": {"get": _op(
+    "/api/v1/host/seats": {"post": _linked(
+        _host("a seat played from the host page", _ok(ref("SeatToken"), 201, "seated"), 409,
+              body=_body({"name": NAME}, ("name",))), "201", {
+            "HostedSeatView": ("hostedSeatMe", {"seat_id": "$response.body#/id"}),
+            "HostedSeatPick": ("hostedSeatPick", {"seat_id": "$response.body#/id"}),
+            "RemoveHostedSeat": ("hostRemove", {"id": "$response.body#/id"})})},
+    "/api/v1/host/remove": {"post": {**_host("remove a seat (by id, or by name)", _ok(VIEW),
+                                             409, body=_body({"id": STR, "name": STR})),
+                                     "operationId": "hostRemove"}},
+    "/api/v1/host/seats/{seat_id}/me": {"get": {**_op(
         "a hosted seat's private view", {**_ok(ref("PrivateView")), **_errors(401, 403)},
-        security=HOST_AUTH, parameters=[SEAT_ID])},
+        security=HOST_AUTH, parameters=[SEAT_ID]), "operationId": "hostedSeatMe"}},
     "/api/v1/host/seats/{seat_id}/pick": {"post": {
         **_host("pick for a hosted seat", _ok(ref("Pick")), 409, body=PICK_BODY),
-        "parameters": [SEAT_ID]}},
+        "parameters": [SEAT_ID], "operationId": "hostedSeatPick"}},
     "/api/v1/host/undo": {"post": _host("take the last round back", _ok(VIEW), 409)},
     "/api/v1/host/new": {"post": _host("a new game", _ok(VIEW), 409,
                                        body=_body({"keep_seats": BOOL}))},
