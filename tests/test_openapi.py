@@ -164,7 +164,8 @@ def test_schemathesis_stateful_hosted_seats(tmp_path: Path) -> None:
             case.validate_response(response, checks=CHECKS)
 
     try:
-        Table.run(settings=settings(max_examples=40, stateful_step_count=6, deadline=None,
+        Table.run(settings=settings(max_examples=60, stateful_step_count=8, deadline=None,
+                                    derandomize=True,
                                     database=None, suppress_health_check=list(HealthCheck)))
     finally:
         app.extensions["kalimambo"].close()
