@@ -245,3 +245,27 @@ def test_the_host_qr_code_is_only_for_the_pis_own_screen(client: Any) -> None:
     assert client.get("/host-qr.svg", environ_base=AWAY).status_code == 403
     answer = client.get("/host-qr.svg", environ_base={"REMOTE_ADDR": "127.0.0.1"})
     assert answer.status_code == 200 and answer.mimetype == "image/svg+xml"
+
+
+def test_a_store_from_before_seat_ids_gets_ids(tmp_path: Any) -> None:
+    import sqlite3
+
+    from web.app import DB_NAME, create_app
+
+    config = {"DATA_DIR": str(tmp_path / "d"), "HOST_PIN": PIN, "RUNNER": "inline"}
+    first = create_app(config)
+    token = first.test_client().post("/api/v1/join", json={"name": "Ana"}).json["token"]
+    first.extensions["kalimambo"].close()
+    db = sqlite3.connect(tmp_path / "d" / DB_NAME)
+    db.execute("ALTER TABLE seats DROP COLUMN sid")
+    db.commit()
+    db.close()
+    again = create_app(config)
+    client = again.test_client()
+    seat = client.get("/api/v1/state").json["seats"][0]
+    assert seat["name"] == "Ana" and seat["id"] and "/" not in seat["id"]
+    assert client.get("/api/v1/me", headers=bearer(token)).json["me"]["id"] == seat["id"]
+    again.extensions["kalimambo"].close()
+    third = create_app(config)
+    assert third.test_client().get("/api/v1/state").json["seats"][0]["id"] == seat["id"]
+    third.extensions["kalimambo"].close()

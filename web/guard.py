@@ -8,8 +8,8 @@ leave no connection for anyone else.  So before the app sees a request:
 - the body is read here, whole, within ``BODY_SECONDS`` and at most ``MAX_BODY``
   bytes, chunked or not (408 / 413, and the connection is closed);
 - one address may have ``REQUESTS_PER_ADDRESS`` requests and ``STREAMS_PER_ADDRESS``
-  event streams in progress, and all addresses together ``STREAMS_TOTAL`` streams
-  (429 / 503).
+  event streams in progress, and all addresses together ``REQUESTS_TOTAL`` requests and
+  ``STREAMS_TOTAL`` streams (429 for one address, 503 for all).
 
 Every refusal has the API's ``{"error": {"code", "message"}}`` shape.
 """
@@ -37,6 +37,7 @@ class Limits:
     max_body: int = limits.MAX_BODY
     body_seconds: float = limits.BODY_SECONDS
     requests_per_address: int = limits.REQUESTS_PER_ADDRESS
+    requests_total: int = limits.REQUESTS_TOTAL
     streams_per_address: int = limits.STREAMS_PER_ADDRESS
     streams_total: int = limits.STREAMS_TOTAL
 
@@ -195,10 +196,12 @@ class Guard:
                     "429 Too Many Requests" if mine else "503 Service Unavailable",
                     "too_many_streams", "Too many live connections are open: please close "
                     "another tab or try again in a moment.", retry_after=5))
-        elif not counter.take(address, lim.requests_per_address, None):
+        elif not counter.take(address, lim.requests_per_address, lim.requests_total):
+            mine = self.requests.by_address.get(address, 0) >= lim.requests_per_address
             return self._refuse(start_response, Refused(
-                "429 Too Many Requests", "too_many_requests", "Too many requests at once from "
-                "this device: please try again in a moment.", True, retry_after=2))
+                "429 Too Many Requests" if mine else "503 Service Unavailable",
+                "too_many_requests", "Too many requests at once: please try again in a "
+                "moment.", True, retry_after=2))
         try:
             body = read_body(environ, lim.max_body, lim.body_seconds)
         except Refused as refused:

@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ DB_NAME = "kalimambo.sqlite3"
 LOCK_NAME = "kalimambo.lock"
 SETTING_TYPES: dict[str, tuple[type, ...]] = {
     "restarts": (int,), "hints": (bool,), "pacing": (str,), "pause_ms": (int,),
-    "host_key": (str,), "host_pin": (str,),
+    "host_key": (str,), "host_pin": (str,), "last_start": (int, float),
 }
 
 
@@ -137,7 +138,8 @@ def check_store(path: Path) -> str:
         _check_current_game(store)
         from web.host import stored_key
 
-        return stored_key(store)  # also proves the store takes a write
+        store.set_settings({"last_start": time.time()})  # proves the store takes a write
+        return stored_key(store)
     except StorageError as error:
         raise StartupError(f"{path}: cannot be written ({error.reason})") from None
     except sqlite3.Error as error:
