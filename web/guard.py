@@ -8,8 +8,9 @@ leave no connection for anyone else.  So before the app sees a request:
 - the body is read here, whole, within ``BODY_SECONDS`` and at most ``MAX_BODY``
   bytes, chunked or not (408 / 413, and the connection is closed);
 - one address may have ``REQUESTS_PER_ADDRESS`` requests and ``STREAMS_PER_ADDRESS``
-  event streams in progress, and all addresses together ``REQUESTS_TOTAL`` requests and
-  ``STREAMS_TOTAL`` streams (429 for one address, 503 for all).
+  event streams in progress, and all addresses together ``BODIES_TOTAL`` bodies being
+  read and ``STREAMS_TOTAL`` streams (429 for one address, 503 for all);
+- every refusal closes its connection, so a refused client holds nothing.
 
 Every refusal has the API's ``{"error": {"code", "message"}}`` shape.
 """
@@ -37,7 +38,7 @@ class Limits:
     max_body: int = limits.MAX_BODY
     body_seconds: float = limits.BODY_SECONDS
     requests_per_address: int = limits.REQUESTS_PER_ADDRESS
-    requests_total: int = limits.REQUESTS_TOTAL
+    bodies_total: int = limits.BODIES_TOTAL
     streams_per_address: int = limits.STREAMS_PER_ADDRESS
     streams_total: int = limits.STREAMS_TOTAL
 
@@ -45,11 +46,11 @@ class Limits:
 class Refused(Exception):
     """A request turned away before the app saw it."""
 
-    def __init__(self, status: str, code: str, message: str, close: bool = False,
+    def __init__(self, status: str, code: str, message: str,
                  retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
-        self.close, self.retry_after = close, retry_after
+        self.retry_after = retry_after
 
 
 class BodyTimeout(Exception):
@@ -84,7 +85,7 @@ def _content_length(environ: dict[str, Any]) -> int | None:
     if not raw:
         return None
     if not raw.isdigit():
-        raise Refused("400 Bad Request", "bad_request", "That request did not work.", True)
+        raise Refused("400 Bad Request", "bad_request", "That request did not work.")
     return int(raw)
 
 
@@ -95,7 +96,7 @@ def read_body(environ: dict[str, Any], limit: int, seconds: float) -> bytes:
     if length is None and not chunked:
         return b""
     too_large = Refused("413 Request Entity Too Large", "too_large",
-                        f"That request is too big (more than {limit // 1024} KB).", True)
+                        f"That request is too big (more than {limit // 1024} KB).")
     if length is not None and length > limit:
         raise too_large
     wanted = length if length is not None else limit + 1
@@ -112,15 +113,14 @@ def read_body(environ: dict[str, Any], limit: int, seconds: float) -> bytes:
                 got += len(part)
     except BodyTimeout:
         raise Refused("408 Request Timeout", "too_slow", "That request took too long to "
-                      "arrive: please try again.", True) from None
+                      "arrive: please try again.") from None
     except OSError:
         raise Refused("400 Bad Request", "bad_request", "That request did not arrive "
-                      "whole.", True) from None
+                      "whole.") from None
     if got > limit:
         raise too_large
     if length is not None and got < length:
-        raise Refused("400 Bad Request", "bad_request", "That request did not arrive whole.",
-                      True)
+        raise Refused("400 Bad Request", "bad_request", "That request did not arrive whole.")
     return b"".join(parts)
 
 
@@ -181,6 +181,7 @@ class Guard:
         self.limits = config or Limits()
         self.requests = Counter()
         self.streams = Counter()
+        self.bodies = Counter()
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse
                  ) -> Iterable[bytes]:
@@ -196,14 +197,12 @@ class Guard:
                     "429 Too Many Requests" if mine else "503 Service Unavailable",
                     "too_many_streams", "Too many live connections are open: please close "
                     "another tab or try again in a moment.", retry_after=5))
-        elif not counter.take(address, lim.requests_per_address, lim.requests_total):
-            mine = self.requests.by_address.get(address, 0) >= lim.requests_per_address
+        elif not counter.take(address, lim.requests_per_address, None):
             return self._refuse(start_response, Refused(
-                "429 Too Many Requests" if mine else "503 Service Unavailable",
-                "too_many_requests", "Too many requests at once: please try again in a "
-                "moment.", True, retry_after=2))
+                "429 Too Many Requests", "too_many_requests", "Too many requests at once "
+                "from this device: please try again in a moment.", retry_after=2))
         try:
-            body = read_body(environ, lim.max_body, lim.body_seconds)
+            body = self._body(environ, address)
         except Refused as refused:
             counter.give(address)
             return self._refuse(start_response, refused)
@@ -221,13 +220,29 @@ class Guard:
             return answer
         return _Released(answer, lambda: counter.give(address))
 
+    def _body(self, environ: dict[str, Any], address: str) -> bytes:
+        """The body, read while holding one of the ``BODIES_TOTAL`` slots (a request
+        without a body needs none, so a flood of slow bodies never refuses a GET)."""
+        expected = str(environ.get("CONTENT_LENGTH") or "0").strip() not in ("", "0") or \
+            "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower()
+        if not expected:
+            return b""
+        if not self.bodies.take(address, self.limits.requests_per_address,
+                                self.limits.bodies_total):
+            raise Refused("503 Service Unavailable", "too_many_requests", "The table is "
+                          "busy: please try again in a moment.", retry_after=2)
+        try:
+            return read_body(environ, self.limits.max_body, self.limits.body_seconds)
+        finally:
+            self.bodies.give(address)
+
     @staticmethod
     def _refuse(start_response: StartResponse, refused: Refused) -> Iterable[bytes]:
+        """The refusal, and the connection closed: a refused client holds nothing."""
         body = orjson.dumps({"error": {"code": refused.code, "message": refused.message}})
         headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
                    ("Cache-Control", "no-store")]
-        if refused.close:
-            headers.append(("Connection", "close"))
+        headers.append(("Connection", "close"))
         if refused.retry_after is not None:
             headers.append(("Retry-After", str(refused.retry_after)))
         start_response(refused.status, headers)

@@ -20,9 +20,10 @@ MAX_DEPTH = 8
 REQUESTS_PER_ADDRESS = 32
 """Requests in progress at once from one client address, event streams not counted."""
 
-REQUESTS_TOTAL = 512
-"""Requests in progress at once from all addresses (streams not counted): with the
-streams' 256 this keeps a quarter of gunicorn's 1000 connections free."""
+BODIES_TOTAL = 256
+"""Request bodies being read at once from all addresses: slow bodies from many
+addresses hold at most this many connections; requests without a body (GET /state)
+are never refused by it."""
 
 STREAMS_PER_ADDRESS = 16
 """Open event streams from one client address (a phone needs one, a board page one)."""
