@@ -134,15 +134,32 @@ def test_deep_nesting_is_400(client: Any, host_token: str, path: str, key: str,
     assert after["seats"] == before["seats"] and after["phase"] == before["phase"]
 
 
-def test_a_setup_nests_three_deep_and_passes(client: Any, host_token: str) -> None:
-    for name in ("Ana", "Ben", "Caro"):
+def test_a_setup_nests_within_the_limit_and_starts(client: Any, host_token: str) -> None:
+    import random
+
+    from engine import random_setup
+    from web.api import depth
+    from web.limits import MAX_DEPTH
+
+    names = ["Ana", "Ben", "Caro"]
+    for name in names:
         join(client, name)
-    setup = {"rhino": 9, "order": ["Ana", "Ben", "Caro", "Kali"], "dung": [14, 18]}
+    setup = random_setup(names, 32, random.Random(11)).to_dict()
+    assert depth({"setup": setup}) <= MAX_DEPTH
     response = client.post("/api/v1/host/start", json={"setup": setup},
                            headers=bearer(host_token))
-    assert response.status_code in (200, 400)  # reached the set-up check either way
-    if response.status_code == 400:
-        assert error_code(response) == (400, "bad_setup")
+    assert response.status_code == 200, response.json
+    assert response.json["setup"] == setup
+
+
+def test_depth_counts_levels() -> None:
+    from web.api import depth
+
+    assert depth(1) == 0 and depth({}) == 1 and depth({"a": [1, [2]]}) == 3
+    deep: Any = 0
+    for _ in range(5000):  # no recursion: a very deep value is measured too
+        deep = [deep]
+    assert depth(deep) == 5000
 
 
 @pytest.mark.parametrize("game_id", ["9223372036854775808", "99999999999999999999999"])
