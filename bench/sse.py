@@ -29,8 +29,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kalimambo.engine.setup import SAMPLE_NAMES
+
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
+NAMES = SAMPLE_NAMES
 
 
 def free_port() -> int:

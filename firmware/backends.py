@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from firmware.board import BoardConfig
-from firmware.scene import RGB
+from kalimambo.firmware.board import BoardConfig
+from kalimambo.firmware.scene import RGB
 
 log = logging.getLogger(__name__)
 

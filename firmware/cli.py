@@ -18,9 +18,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from firmware.board import BACKENDS, BoardConfig, BoardFileError, load_board_data, parse_board
-from firmware.scene import RGB
 from kalimambo.args import Parser, fail
+from kalimambo.firmware.board import (
+    BACKENDS,
+    BoardConfig,
+    BoardFileError,
+    load_board_data,
+    parse_board,
+)
+from kalimambo.firmware.scene import RGB
 
 PROG = "kalimambo leds"
 RED, GREEN, BLUE, WHITE = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)
@@ -175,9 +181,9 @@ class Strip:
     """The lights in builder mode: raw LED pictures, sent at once."""
 
     def __init__(self, board: BoardConfig, strip: str, out: Any) -> None:
-        from firmware.lights import Lights
+        from kalimambo.firmware.lights import Lights
 
-        logging.getLogger("firmware.lights").setLevel(logging.CRITICAL)  # we say it once
+        logging.getLogger("kalimambo.firmware.lights").setLevel(logging.CRITICAL)  # we say it once
         self.lights = Lights(board, strip, run_thread=False)
         self.board = board
         self.out = out
@@ -277,7 +283,7 @@ def run_walk(strip: Strip, start: int, lines: Any, out: Any) -> int:
 def _controls(board: BoardConfig, on_next: Callable[[], None]) -> Any:
     if board.button_next is None:
         return None
-    from firmware.controls import Controls
+    from kalimambo.firmware.controls import Controls
 
     return Controls(board, on_next, None, None)
 
@@ -294,7 +300,7 @@ def lan_address() -> str:
 
 
 def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> int:
-    from firmware.calibrate import Calibration, create_calibrate_app
+    from kalimambo.firmware.calibrate import Calibration, create_calibrate_app
 
     session = Calibration(strip.board, path, strip.show)
     app = create_calibrate_app(session)
@@ -320,7 +326,7 @@ def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> in
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     if args.command == "bench":
-        from firmware.bench import run
+        from kalimambo.firmware.bench import run
 
         figures = run(args.frames, args.seconds)
         if args.json:

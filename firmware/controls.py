@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from firmware.board import BoardConfig
+from kalimambo.firmware.board import BoardConfig
 
 log = logging.getLogger(__name__)
 

@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from firmware.backends import DEVICE_TREE_MODEL, Backend, detect_backend, make_backend
-from firmware.board import BACKENDS, BoardConfig
-from firmware.output import Output
-from firmware.scene import RGB
-from firmware.show import Show
+from kalimambo.firmware.backends import DEVICE_TREE_MODEL, Backend, detect_backend, make_backend
+from kalimambo.firmware.board import BACKENDS, BoardConfig
+from kalimambo.firmware.output import Output
+from kalimambo.firmware.scene import RGB
+from kalimambo.firmware.show import Show
 
 log = logging.getLogger(__name__)
 

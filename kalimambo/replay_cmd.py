@@ -14,9 +14,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO
 
-from engine.errors import RecordError
-from engine.record import parse_record, replay
 from kalimambo.args import Parser, fail
+from kalimambo.engine.errors import RecordError
+from kalimambo.engine.record import parse_record, replay
 from kalimambo.jsonio import JSONError, dumps_line, dumps_pretty, loads
 
 PROG = "kalimambo replay"

@@ -137,7 +137,7 @@ class ServerProcess:
 
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[Any]:
-    from web.app import create_app
+    from kalimambo.web.app import create_app
 
     app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": PIN,
                       "STRIP": "sim", "RUNNER": "inline",

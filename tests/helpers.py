@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine import RECORD_FORMAT, Game, parse_record, random_setup
-from engine.rules import CARD_VALUES
+from kalimambo.engine import RECORD_FORMAT, Game, parse_record, random_setup
+from kalimambo.engine.rules import CARD_VALUES
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_VECTORS = ROOT.parent / "shared" / "vectors"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine.record import parse_record
+from kalimambo.engine.record import parse_record
 from tests.helpers import assert_view_matches_replay
 
 NAMES = ["Ana", "Ben", "Caro"]

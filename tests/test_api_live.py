@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from web.app import create_app
+from kalimambo.web.app import create_app
 
 
 class RecordingLights:
@@ -86,7 +86,7 @@ def test_stream_sends_the_snapshot_at_once_then_heartbeats(client: Any) -> None:
 
 
 def test_a_slow_stream_keeps_only_the_newest_views(client: Any, host_token: str) -> None:
-    from web.events import QUEUE_SIZE
+    from kalimambo.web.events import QUEUE_SIZE
 
     response = client.get("/api/v1/events", buffered=False)
     chunks = iter(response.response)

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web import limits
 from tests.conftest import ROOT, ServerProcess, http
-from web import limits
 
 
 def timed_state(url: str) -> tuple[int, float]:
@@ -221,7 +221,7 @@ def serve_once(data_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 
 
 def make_store(data_dir: Path) -> Path:
-    from web.app import create_app
+    from kalimambo.web.app import create_app
 
     app = create_app({"DATA_DIR": str(data_dir), "HOST_PIN": "1234", "RUNNER": "inline"})
     client = app.test_client()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import parse_record, replay
+from kalimambo.engine import parse_record, replay
 from kalimambo.replay_cmd import PARALLEL_FROM, replay_batch
 from tests.helpers import ROOT, load_vector, random_record, vector_files
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import reference_rules
-from engine import (
+from kalimambo.engine import (
     KALI,
     Dung,
     Event,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from firmware.backends import (
+from kalimambo.firmware.backends import (
     BackendError,
     PioBackend,
     SimBackend,
@@ -18,7 +18,7 @@ from firmware.backends import (
     detect_backend,
     make_backend,
 )
-from firmware.board import BoardConfig, parse_board
+from kalimambo.firmware.board import BoardConfig, parse_board
 from tests.firmware_fakes import fake_ws281x
 
 FRAME = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (1, 2, 3)]

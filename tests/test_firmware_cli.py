@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-import firmware.lights
-from firmware.board import load_board_file
-from firmware.cli import main
+from kalimambo.firmware import lights as firmware_lights
+from kalimambo.firmware.board import load_board_file
+from kalimambo.firmware.cli import main
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -64,7 +64,7 @@ def test_bad_input_is_one_line_exit_2_before_any_hardware(
     def no_hardware(*args: Any) -> Any:
         raise AssertionError("a strip was opened")
 
-    monkeypatch.setattr(firmware.lights, "make_backend", no_hardware)
+    monkeypatch.setattr(firmware_lights, "make_backend", no_hardware)
     files = {"missing": str(tmp_path / "none.toml"),
              "bad": str(board_file(tmp_path, "[strip]\ngamma = 0.5\n", "bad.toml")),
              "long": str(board_file(tmp_path, "[layout]\nleds_per_space = 2\n", "long.toml"))}

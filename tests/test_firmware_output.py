@@ -7,9 +7,9 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware.board import BoardConfig, parse_board
-from firmware.output import Output, channel_budget, estimate_ma, gamma_table, limit_power
-from firmware.scene import RGB
+from kalimambo.firmware.board import BoardConfig, parse_board
+from kalimambo.firmware.output import Output, channel_budget, estimate_ma, gamma_table, limit_power
+from kalimambo.firmware.scene import RGB
 
 channel = st.integers(0, 255)
 colour = st.tuples(channel, channel, channel)
@@ -90,7 +90,7 @@ def test_figure_colours_stay_apart_on_the_strip() -> None:
     import itertools
     import math
 
-    from firmware.scene import DUNG_COLOUR, EXPLORER_COLOURS, KALI_COLOUR, MAMBO_COLOUR
+    from kalimambo.firmware.scene import DUNG_COLOUR, EXPLORER_COLOURS, KALI_COLOUR, MAMBO_COLOUR
 
     lut = gamma_table(2.2, 0.5)
 

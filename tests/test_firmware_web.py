@@ -3,16 +3,12 @@ simulated strip shows every figure, Mambo and every heap, explorers in distinct 
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("web.app") is None,
-                                reason="web.app (the table service) is not there yet")
-
-NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
+from kalimambo.engine.setup import SAMPLE_NAMES as NAMES
 
 
 def bearer(token: str) -> dict[str, str]:

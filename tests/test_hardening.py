@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web.hints import HintDesk
+from kalimambo.web.host import FREE_TRIES, GLOBAL_TRIES_PER_MINUTE
 from tests.conftest import PIN
-from web.hints import HintDesk
-from web.host import FREE_TRIES, GLOBAL_TRIES_PER_MINUTE
 
 AWAY = {"REMOTE_ADDR": "192.168.1.20"}
 
@@ -106,7 +106,7 @@ def test_hosted_seats_with_path_like_names_play_to_the_end(client: Any,
 
 
 def test_seat_ids_survive_a_restart(tmp_path: Any) -> None:
-    from web.app import create_app
+    from kalimambo.web.app import create_app
 
     config = {"DATA_DIR": str(tmp_path / "d"), "HOST_PIN": PIN, "RUNNER": "inline"}
     first = create_app(config)
@@ -137,9 +137,9 @@ def test_deep_nesting_is_400(client: Any, host_token: str, path: str, key: str,
 def test_a_setup_nests_within_the_limit_and_starts(client: Any, host_token: str) -> None:
     import random
 
-    from engine import random_setup
-    from web.api import depth
-    from web.limits import MAX_DEPTH
+    from kalimambo.engine import random_setup
+    from kalimambo.web.api import depth
+    from kalimambo.web.limits import MAX_DEPTH
 
     names = ["Ana", "Ben", "Caro"]
     for name in names:
@@ -153,7 +153,7 @@ def test_a_setup_nests_within_the_limit_and_starts(client: Any, host_token: str)
 
 
 def test_depth_counts_levels() -> None:
-    from web.api import depth
+    from kalimambo.web.api import depth
 
     assert depth(1) == 0 and depth({}) == 1 and depth({"a": [1, [2]]}) == 3
     deep: Any = 0
@@ -235,7 +235,7 @@ def test_a_hint_that_waits_too_long_is_429() -> None:
     deadline = time.monotonic() + 30
     while not desk._jobs and time.monotonic() < deadline:
         time.sleep(0.01)
-    from web.errors import ApiError
+    from kalimambo.web.errors import ApiError
 
     with pytest.raises(ApiError) as refused:
         desk.get("b", lambda: 1)  # the only slot is taken by "a"
@@ -267,7 +267,7 @@ def test_the_host_qr_code_is_only_for_the_pis_own_screen(client: Any) -> None:
 def test_a_store_from_before_seat_ids_gets_ids(tmp_path: Any) -> None:
     import sqlite3
 
-    from web.app import DB_NAME, create_app
+    from kalimambo.web.app import DB_NAME, create_app
 
     config = {"DATA_DIR": str(tmp_path / "d"), "HOST_PIN": PIN, "RUNNER": "inline"}
     first = create_app(config)

@@ -14,7 +14,7 @@ from tests.conftest import PIN
 schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 
-from web.openapi import document  # noqa: E402
+from kalimambo.web.openapi import document  # noqa: E402
 
 METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE"}
 
@@ -50,7 +50,7 @@ def test_the_document_is_served(client: Any) -> None:
 @pytest.fixture(scope="module")
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, str]]]:
     """A table with three seats (one hosted), a host token and a seat token, started."""
-    from web.app import create_app
+    from kalimambo.web.app import create_app
 
     data = Path(tmp_path_factory.mktemp("openapi")) / "data"
     app = create_app({"TESTING": True, "DATA_DIR": str(data), "HOST_PIN": PIN,
@@ -133,7 +133,7 @@ def test_schemathesis_stateful_hosted_seats(tmp_path: Path) -> None:
     """Chains along the document's links: a hosted seat made, then viewed, picked for
     and removed by the id its answer gave (the id never holds a "/"); every scenario
     starts from an empty lobby."""
-    from web.app import create_app
+    from kalimambo.web.app import create_app
 
     app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": PIN,
                       "STRIP": "sim", "RUNNER": "inline", "JOIN_URL": "http://192.0.2.10/"})

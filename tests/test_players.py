@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Game, PlayError, random_setup
-from engine.ai_search import MEDIUM_WORK, iterations_for
-from engine.players import LEVELS, Suggestion, choose_card, decide, suggest
+from kalimambo.engine import Game, PlayError, random_setup
+from kalimambo.engine.ai_search import MEDIUM_WORK, iterations_for
+from kalimambo.engine.players import LEVELS, Suggestion, choose_card, decide, suggest
 
 NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
 HINT_CODES = {"only_card", "escape_rhino", "avoid_dung", "avoid_kali", "safe_now",

@@ -6,8 +6,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from web.app import create_app
-from web.store import Store
+from kalimambo.web.app import create_app
+from kalimambo.web.store import Store
 
 NAMES = ["Ana", "Ben", "Caro"]
 

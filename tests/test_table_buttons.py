@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware.board import parse_board
+from kalimambo.firmware.board import parse_board
+from kalimambo.web.app import create_app
 from tests.helpers import wait_for
-from web.app import create_app
 
 
 @pytest.fixture

@@ -11,10 +11,10 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, current_app, request
 
-from web.errors import ApiError, bad_request
-from web.host import is_loopback
-from web.limits import MAX_DEPTH
-from web.service import TableService
+from kalimambo.web.errors import ApiError, bad_request
+from kalimambo.web.host import is_loopback
+from kalimambo.web.limits import MAX_DEPTH
+from kalimambo.web.service import TableService
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -65,7 +65,7 @@ def depth(value: Any) -> int:
 def body() -> dict[str, Any]:
     """The request's JSON object; an empty body counts as ``{}``.
 
-    Too big (over 4 KB, chunked or not) is refused before this by ``web.guard``
+    Too big (over 4 KB, chunked or not) is refused before this by ``kalimambo.web.guard``
     (and Flask's MAX_CONTENT_LENGTH) with 413; nesting deeper than ``MAX_DEPTH``
     is 400 ``too_deep``.
     """
@@ -113,7 +113,7 @@ def events() -> Response:
 
 
 def _message(table: Any) -> bytes:
-    from web.events import message
+    from kalimambo.web.events import message
 
     result: bytes = message(table.current)
     return result
@@ -284,6 +284,6 @@ def host_lights_next() -> Response:
 @bp.get("/openapi.json")
 def openapi() -> Response:
     """This API described as OpenAPI 3.1 (web/openapi.py)."""
-    from web.openapi import document
+    from kalimambo.web.openapi import document
 
     return answer(document())

@@ -9,16 +9,17 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from web.buttons import open_controls
-from web.errors import ApiError
-from web.events import Broadcaster
-from web.host import HostAuth, stored_key
-from web.lights import open_lights
-from web.netaddr import JoinUrl
-from web.service import TableService
-from web.store import Store
-from web.table import Table
-from web.tasks import InlineRunner, ThreadRunner, default_runner
+from kalimambo.web.archive import Archive
+from kalimambo.web.buttons import open_controls
+from kalimambo.web.errors import ApiError
+from kalimambo.web.events import Broadcaster
+from kalimambo.web.host import HostAuth, stored_key
+from kalimambo.web.lights import open_lights
+from kalimambo.web.netaddr import JoinUrl
+from kalimambo.web.service import TableService
+from kalimambo.web.store import Store
+from kalimambo.web.table import Table
+from kalimambo.web.tasks import InlineRunner, ThreadRunner, default_runner
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ def _board(config: dict[str, Any]) -> Any:
     if config["BOARD"] is not None:
         return config["BOARD"]
     try:
-        from firmware.board import default_board
+        from kalimambo.firmware.board import default_board
     except ImportError:
         return None
     return default_board()
@@ -105,6 +106,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     service = build_service(app.config)
     app.extensions["kalimambo"] = service
     app.extensions["kalimambo.table"] = service.table
+    app.extensions["kalimambo.archive"] = Archive(service.store, service.table.lock)
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
@@ -125,12 +127,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         return _json_error(500, "server_error", "Something went wrong on the table: "
                                                 "please try again.")
 
-    from web.api import bp as api_bp
-    from web.pages import bp as pages_bp
+    from kalimambo.web.api import bp as api_bp
+    from kalimambo.web.archive_routes import bp as archive_bp
+    from kalimambo.web.pages import bp as pages_bp
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
-    from web.hardening import install
+    app.register_blueprint(archive_bp)
+    from kalimambo.web.hardening import install
 
     install(app)
     return app

@@ -1,4 +1,4 @@
-"""The board's buttons and buzzer, wired to the table (``firmware.controls``).
+"""The board's buttons and buzzer, wired to the table (``kalimambo.firmware.controls``).
 
 Next steps the strip's animation, a hold undoes the last round, a long hold opens
 a new lobby; the buzzer plays the strip's cues.  Only built when the board file
@@ -11,20 +11,20 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from web.errors import ApiError
-from web.lights import Lights, guarded
-from web.table import Table
+from kalimambo.web.errors import ApiError
+from kalimambo.web.lights import Lights, guarded
+from kalimambo.web.table import Table
 
 log = logging.getLogger(__name__)
 
 
 def open_controls(board: Any, lights: Lights, table: Table, pin_factory: Any = None) -> Any:
-    """``firmware.controls.Controls`` for this table, or None without buttons or buzzer."""
+    """``kalimambo.firmware.controls.Controls`` for this table, or None without controls."""
     wanted = [getattr(board, key, None) for key in ("button_next", "button_undo",
                                                      "buzzer_pin")]
     if board is None or all(pin is None for pin in wanted):
         return None
-    from firmware.controls import Controls
+    from kalimambo.firmware.controls import Controls
 
     def undo() -> None:
         try:

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from web import limits
+from kalimambo.web import limits
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]

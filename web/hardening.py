@@ -1,6 +1,6 @@
 """What the app adds against hostile clients and failing disks (docs/LIMITS.md).
 
-Kept apart from the app factory: the limits in front of the app (``web.guard``) and
+Kept apart from the app factory: the limits in front of the app (``kalimambo.web.guard``) and
 the answer to a write the disk refused (``507 storage_full``, with the public view's
 ``storage`` telling every page at once).
 """
@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 from flask import Flask, Response
 
-from web.guard import Guard
-from web.store import StorageError
+from kalimambo.web.guard import Guard
+from kalimambo.web.store import StorageError
 
 
 def storage_answer(error: StorageError) -> Response:

@@ -15,8 +15,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from web.errors import ApiError
-from web.limits import HINT_WAIT_SECONDS, HINTS_TOTAL
+from kalimambo.web.errors import ApiError
+from kalimambo.web.limits import HINT_WAIT_SECONDS, HINTS_TOTAL
 
 KEEP = 64
 """Answers kept (a table has 7 seats; older rounds' answers are dropped first)."""

@@ -19,9 +19,9 @@ import secrets
 import time
 from collections.abc import Callable
 
-from web.errors import ApiError
-from web.seats import new_token, token_hash
-from web.store import Store
+from kalimambo.web.errors import ApiError
+from kalimambo.web.seats import new_token, token_hash
+from kalimambo.web.store import Store
 
 FREE_TRIES = 5
 """Wrong PINs allowed from one address before it is locked out."""

@@ -1,4 +1,4 @@
-"""The table's side of the lights: ``firmware.lights`` when it is there, else a stand-in.
+"""The table's side of the lights: ``kalimambo.firmware.lights`` when it is there, else a stand-in.
 
 The firmware is written by another part of the project (docs/CONTRACTS.md).  If it is
 missing or fails to start, the table still runs and says why in ``lights.error``, so a
@@ -56,9 +56,9 @@ class NoLights:
 
 
 def open_lights(board: Any, strip: str, led_count: int) -> Lights:
-    """``firmware.lights.create_lights(board, strip)``, or ``NoLights`` saying why not."""
+    """``kalimambo.firmware.lights.create_lights(board, strip)``, or ``NoLights`` saying why not."""
     try:
-        module = importlib.import_module("firmware.lights")
+        module = importlib.import_module("kalimambo.firmware.lights")
     except ImportError:
         return NoLights(led_count, "The light firmware is not installed.")
     try:

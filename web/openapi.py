@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from web.limits import MAX_BODY
+from kalimambo.web.limits import MAX_BODY
 
 JSON = "application/json"
 

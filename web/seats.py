@@ -7,12 +7,13 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 
-from engine.events import KALI
-from web.errors import ApiError, bad_request
-from web.names import fold, has_visible
+from kalimambo.engine.events import KALI
+from kalimambo.engine.rules import EXPLORER_COLOURS
+from kalimambo.web.errors import ApiError, bad_request
+from kalimambo.web.names import fold, has_visible
 
-COLOURS = ("green", "yellow", "violet", "red", "blue", "orange", "natural")
-"""The wooden explorers' colours, handed out in this order (DESIGN.md)."""
+COLOURS = EXPLORER_COLOURS
+"""The wooden explorers' colours, handed out in this order."""
 
 MAX_SEATS = len(COLOURS)
 MIN_SEATS = 3
@@ -62,7 +63,7 @@ def clean_name(raw: object, taken: list[str]) -> str:
     """A trimmed name of 1-20 characters in any script, unique at the table.
 
     ``taken`` are the names already seated; names compare by their folded form
-    (``web.names.fold``: NFKC, case, look-alike letters), and so does "Kali".
+    (``kalimambo.web.names.fold``: NFKC, case, look-alike letters), and so does "Kali".
     """
     if not isinstance(raw, str):
         raise bad_request("bad_name", "Please type a name.")

@@ -46,7 +46,7 @@ def parse(argv: Sequence[str]) -> Any:
 
 def load_board(path: str | None) -> Any:
     """The board config; raises ValueError with a one-line reason."""
-    from firmware.board import BoardFileError, default_board, load_board_file
+    from kalimambo.firmware.board import BoardFileError, default_board, load_board_file
 
     if path is None:
         if not DEFAULT_CONFIG.exists():
@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = check_port(args.host, args.port)
     if problem:
         return fail(PROG, problem)
-    from web.startup import StartupError, open_data_dir
+    from kalimambo.web.startup import StartupError, open_data_dir
 
     try:  # one server per data dir, and a store it can use: else one line, exit 2
         opened = open_data_dir(data_dir)
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(PROG, str(error))
     pin = host_pin(args.host_pin, board)
 
-    from web.netaddr import join_url
+    from kalimambo.web.netaddr import join_url
 
     url = join_url(args.port)
     strip = args.strip or getattr(board, "backend", "auto")
@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           flush=True)
     if pin is not None:
         print(f"Host PIN: {pin}", flush=True)
-    from web.host import pin_warning
+    from kalimambo.web.host import pin_warning
 
     warning = pin_warning(pin)
     if warning:
@@ -154,7 +154,7 @@ def run(host: str, port: int, config: dict[str, Any]) -> None:
 
         def load(self) -> Any:
             # In the worker, after gevent has patched the standard library.
-            from web.app import create_app
+            from kalimambo.web.app import create_app
 
             return create_app(config)
 

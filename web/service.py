@@ -6,11 +6,11 @@ import logging
 import threading
 from typing import Any
 
-from web.errors import ApiError
-from web.events import Broadcaster
-from web.lights import Lights, guarded
-from web.store import Store
-from web.table import Change, Table, lights_summary
+from kalimambo.web.errors import ApiError
+from kalimambo.web.events import Broadcaster
+from kalimambo.web.lights import Lights, guarded
+from kalimambo.web.store import Store
+from kalimambo.web.table import Change, Table, lights_summary
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ class TableService:
         self.broadcaster = broadcaster
         self.pin = pin
         self.controls: Any = None
-        """The board's buttons and buzzer (``web.buttons``), when it has any."""
+        """The board's buttons and buzzer (``kalimambo.web.buttons``), when it has any."""
         guarded(lights, "set_pacing", table.pacing, table.pause_ms)
         table.listeners.append(broadcaster.publish)
         table.listeners.append(self._to_lights)

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.game import Game
-from engine.setup import Setup
-from web.store import StorageError, Store
+from kalimambo.engine.game import Game
+from kalimambo.engine.setup import Setup
+from kalimambo.web.store import StorageError, Store
 
 DB_NAME = "kalimambo.sqlite3"
 LOCK_NAME = "kalimambo.lock"
@@ -136,7 +136,7 @@ def check_store(path: Path) -> str:
             raise ValueError(f"damaged ({integrity[0] if integrity else 'no answer'})")
         _check_settings(store)
         _check_current_game(store)
-        from web.host import stored_key
+        from kalimambo.web.host import stored_key
 
         store.set_settings({"last_start": time.time()})  # proves the store takes a write
         return stored_key(store)

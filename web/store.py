@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS games (
     track_length INTEGER NOT NULL,
     players TEXT,
     setup TEXT,
-    kali_deck TEXT
+    kali_deck TEXT,
+    roster TEXT
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -87,6 +88,9 @@ class GameRow:
     players: list[str] | None
     setup: dict[str, Any] | None
     kali_deck: list[int] | None
+    roster: dict[str, dict[str, Any]] | None
+    """Each player at the start: ``{"colour", "bot"}`` (the bot's level or None); the
+    archive keeps it when the seats leave for the next game."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +144,9 @@ class Store:
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(seats)")}
             if "sid" not in columns:  # a store from before seat ids
                 self._db.execute("ALTER TABLE seats ADD COLUMN sid TEXT")
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+            if "roster" not in columns:  # a store from before rosters were kept
+                self._db.execute("ALTER TABLE games ADD COLUMN roster TEXT")
         except BaseException:
             self._db.close()
             raise
@@ -198,10 +205,10 @@ class Store:
     # -- games -------------------------------------------------------------------
     def _game(self, row: tuple[Any, ...]) -> GameRow:
         return GameRow(row[0], row[1], row[2], row[3], bool(row[4]), row[5],
-                       *(json.loads(value) if value else None for value in row[6:9]))
+                       *(json.loads(value) if value else None for value in row[6:10]))
 
     _GAME_COLUMNS = ("id, created, started, finished, archived, track_length, players, setup, "
-                     "kali_deck")
+                     "kali_deck, roster")
 
     def current_game(self) -> GameRow | None:
         row = self._db.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE archived = 0 "
@@ -238,18 +245,16 @@ class Store:
     def start_game(self, game_id: int, players: list[str], setup: dict[str, Any],
                    kali_deck: list[int], seats: list[SeatRow]) -> None:
         """Fix the players, set-up and Kali's deck; seats are renumbered in play order."""
+        roster = {seat.name: {"colour": seat.colour, "bot": seat.bot_level}
+                  for seat in seats}
         statements: list[tuple[str, tuple[Any, ...]]] = [
-            ("UPDATE games SET started = ?, players = ?, setup = ?, kali_deck = ? WHERE id = ?",
-             (time.time(), json.dumps(players), json.dumps(setup), json.dumps(kali_deck),
-              game_id)),
+            ("UPDATE games SET started = ?, players = ?, setup = ?, kali_deck = ?, "
+             "roster = ? WHERE id = ?", (time.time(), json.dumps(players), json.dumps(setup),
+                              json.dumps(kali_deck), json.dumps(roster), game_id)),
             ("DELETE FROM seats WHERE game_id = ?", (game_id,)),
         ]
         statements += [self._seat_insert(game_id, seat) for seat in seats]
         self._write(*statements)
-
-    def set_finished(self, game_id: int, finished: bool) -> None:
-        self._write(("UPDATE games SET finished = ? WHERE id = ?",
-                     (time.time() if finished else None, game_id)))
 
     # -- seats ---------------------------------------------------------------------
     @staticmethod

@@ -21,16 +21,17 @@ from typing import Any
 
 import orjson
 
-from engine.errors import PlayError, SetupError
-from engine.game import Game, shuffled_deck
-from engine.rules import ROUNDS
-from engine.setup import Setup, check_setup, check_track_length, random_setup
-from web import bots
-from web.errors import ApiError, bad_request, conflict
-from web.hints import HintDesk
-from web.host import HostAuth
-from web.names import fold
-from web.seats import (
+from kalimambo.engine.errors import PlayError, SetupError
+from kalimambo.engine.game import Game, shuffled_deck
+from kalimambo.engine.rules import ROUNDS
+from kalimambo.engine.setup import Setup, check_setup, check_track_length, random_setup
+from kalimambo.web import bots
+from kalimambo.web.archive import stored_record
+from kalimambo.web.errors import ApiError, bad_request, conflict
+from kalimambo.web.hints import HintDesk
+from kalimambo.web.host import HostAuth
+from kalimambo.web.names import fold
+from kalimambo.web.seats import (
     BOT_NAMES,
     MAX_SEATS,
     MIN_SEATS,
@@ -42,8 +43,8 @@ from web.seats import (
     table_full,
     token_hash,
 )
-from web.store import SeatRow, StorageError, Store
-from web.tasks import InlineRunner
+from kalimambo.web.store import SeatRow, StorageError, Store
+from kalimambo.web.tasks import InlineRunner
 
 PACINGS = ("auto", "step")
 NAME_LOOKUP_MAX = 20
@@ -257,7 +258,7 @@ class Table:
                                              "please join again.")
 
     def _seat_named(self, name: object) -> Seat:
-        """The seat whose name folds to the same form (``web.names.fold``) as ``name``."""
+        """The seat whose name folds to the same form (``kalimambo.web.names.fold``) as ``name``."""
         if isinstance(name, str) and len(name) <= 4 * NAME_LOOKUP_MAX:
             folded = fold(name.strip())
             for seat in self.seats:
@@ -573,10 +574,8 @@ class Table:
             row = self.store.game(game_id)
             if row is None:
                 raise ApiError(404, "no_such_game", f"There is no game {game_id}.")
-            if row.setup is None or row.players is None:
+            record = stored_record(self.store, row)
+            if record is None:
                 raise conflict("not_started", f"Game {game_id} never started: there is "
                                               "no record.")
-            return {"format": "kalimambo-record/1", "track_length": row.track_length,
-                    "players": row.players, "setup": row.setup,
-                    "rounds": [{"cards": r.cards, "kali": r.kali}
-                               for r in self.store.rounds(game_id)]}
+            return record

@@ -13,8 +13,6 @@ import signal
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.browser.conftest import HOST_PIN, PHONE, Server
 from tests.browser.play import (
     WAIT_MS,
@@ -30,6 +28,11 @@ from tests.browser.play import (
 NASTY = "<img src=/x.png>"
 
 
+def focused_id(page: Any) -> str:
+    found: str = page.evaluate("() => document.activeElement && document.activeElement.id")
+    return found
+
+
 def host_page(browser: Any, server: Server) -> tuple[Any, Any]:
     ctx = browser.new_context(viewport={"width": 412, "height": 915}, locale="en-US")
     page = ctx.new_page()
@@ -42,10 +45,6 @@ def host_page(browser: Any, server: Server) -> tuple[Any, Any]:
 
 def test_host_plays_a_seat_without_a_phone(server: Server, browser: Any,
                                            artifacts: Path) -> None:
-    host_js = (Path(__file__).parents[2] / "web" / "static" / "host.js").read_text()
-    if "encodeURIComponent(ho.name)}/me" in host_js:  # pragma: no cover - until the front end
-        pytest.skip("host.js still addresses hosted seats by name; the API takes the seat's "
-                    "id since issue 11 (the front-end rewrite switches to it)")
     ctx, page = host_page(browser, server)
     try:
         page.fill("#hosted-name", "Oma")
@@ -94,14 +93,20 @@ def test_host_plays_a_seat_without_a_phone(server: Server, browser: Any,
                                           ".colour-name", "a"]) if c["ratio"] < 4.5]
         assert not low, low
 
-        # undo takes the round back; a new game needs a second tap within a few seconds
+        # undo takes the round back; a new game asks first, in a dialog
         page.click("#undo")
         page.wait_for_selector("#undo", state="hidden", timeout=WAIT_MS)
         assert server.call("GET", "/record")["rounds"] == []
         page.click("#new-game")
-        assert "armed" in (page.get_attribute("#new-game", "class") or "")
-        assert server.state()["phase"] == "picking"  # one tap only arms the button
+        page.wait_for_selector("#confirm-new", state="visible", timeout=WAIT_MS)
+        assert focused_id(page) == "new-cancel"  # the safe answer has the focus
+        page.screenshot(path=str(artifacts / "host-confirm-new.png"))
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#confirm-new", state="hidden", timeout=WAIT_MS)
+        assert focused_id(page) == "new-game"  # back where the host was
+        assert server.state()["phase"] == "picking"  # Escape kept the game
         page.click("#new-game")
+        page.click("#new-confirm")
         page.wait_for_selector("#start-box", state="visible", timeout=WAIT_MS)
         assert server.state()["seats"] == []
     finally:
