@@ -30,19 +30,37 @@ async function login(event) {
   }
 }
 
-/** Log in without typing: with the host link's key (#key=..., from the QR code on the
-    table's own screen), or with nothing at all on the table's own screen. */
-async function loginBySight() {
-  if (hostToken()) return;
-  const key = new URLSearchParams(location.hash.slice(1)).get("key");
-  if (key) history.replaceState(null, "", location.pathname);  // keep it out of the history
+/** Log in with a body: the PIN or key typed, the host link's key, or nothing at all
+    (only the table's own screen may do that). */
+async function loginWith(body) {
   try {
-    const data = await api("POST", "/host", { body: key ? { key } : {} });
+    const data = await api("POST", "/host", { body });
     setHostToken(data.token);
     render();
   } catch (err) {
-    if (key) toast(err.message, "error");  // a bad link says so; elsewhere the PIN form waits
+    toast(err.message, "error");
   }
+}
+
+/** Without typing: the host link's key (#key=..., from the QR code on the table's own
+    screen) logs in at once; on the table's own screen one tap does. */
+async function loginBySight() {
+  if (hostToken()) return;
+  const key = new URLSearchParams(location.hash.slice(1)).get("key");
+  if (key) {
+    history.replaceState(null, "", location.pathname);  // keep the key out of the history
+    await loginWith({ key });
+    return;
+  }
+  await offerLocalLogin();
+}
+
+/** On the table's own screen, show the one-tap login beside the PIN form. */
+async function offerLocalLogin() {
+  try {
+    const local = await api("GET", "/local");
+    $("local-login").hidden = !(local && local.local);
+  } catch (err) { /* the PIN form is there */ }
 }
 
 function gameStatus() {
@@ -78,6 +96,7 @@ const confirmNew = modal($("confirm-new"), (answer) => {
 });
 
 $("login-form").addEventListener("submit", login);
+$("local-login").addEventListener("click", () => loginWith({}));
 $("logout").addEventListener("click", logout);
 $("undo").addEventListener("click", () => act($("undo"), "POST", "/host/undo", {}));
 $("new-game").addEventListener("click", () => confirmNew.open($("new-cancel")));
@@ -102,7 +121,7 @@ $("pacing").addEventListener("change", () =>
   act(null, "POST", "/host/settings", { pacing: $("pacing").value }));
 $("hints").addEventListener("change", () =>
   act(null, "POST", "/host/settings", { hints: $("hints").checked }));
-onLogout(() => { closeHandover(); render(); });
+onLogout(() => { closeHandover(); render(); offerLocalLogin(); });
 onLang(() => render());
 
 startPage();
