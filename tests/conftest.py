@@ -65,11 +65,14 @@ class ServerProcess:
     """``kalimambo serve`` as a real process (its own session, so it dies whole)."""
 
     def __init__(self, data_dir: Path, port: int | None = None, pin: str = PIN,
-                 extra: tuple[str, ...] = ()) -> None:
+                 extra: tuple[str, ...] = (), env: dict[str, str] | None = None,
+                 strip: tuple[str, ...] = ("--strip", "sim")) -> None:
         self.data_dir = data_dir
         self.port = port or free_port()
         self.pin = pin
         self.extra = extra
+        self.env = env or {}
+        self.strip = strip
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = data_dir.parent / f"server-{self.port}.log"
 
@@ -80,8 +83,8 @@ class ServerProcess:
     def start(self, timeout: float = 30.0) -> ServerProcess:
         command = [sys.executable, "-m", "kalimambo", "serve", "--host", "127.0.0.1",
                    "--port", str(self.port), "--data-dir", str(self.data_dir),
-                   "--host-pin", self.pin, "--strip", "sim", *self.extra]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+                   "--host-pin", self.pin, *self.strip, *self.extra]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, env=env,
                                          start_new_session=True)
@@ -124,15 +127,32 @@ class ServerProcess:
             time.sleep(0.05)
         self.proc = None
 
-    def worker_pids(self) -> list[int]:
-        """The gunicorn worker(s): children of the master."""
+    def children(self) -> list[int]:
+        """The master's children: the gunicorn worker and the lights process."""
         if self.proc is None:
             return []
-        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
-        try:
-            return [int(pid) for pid in children.read_text().split()]
-        except OSError:
-            return []
+        found: list[int] = []
+        for task in Path(f"/proc/{self.proc.pid}/task").glob("*"):
+            try:
+                found += [int(pid) for pid in (task / "children").read_text().split()]
+            except OSError:
+                continue
+        return found
+
+    def worker_pids(self) -> list[int]:
+        """The gunicorn worker(s): the master's forks (the same command line)."""
+        return [pid for pid in self.children() if b"\0serve\0" in _cmdline(pid)]
+
+    def lights_pids(self) -> list[int]:
+        """The supervised ``kalimambo lights`` child (``--lights child``)."""
+        return [pid for pid in self.children() if b"\0lights\0" in _cmdline(pid)]
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 @pytest.fixture
@@ -164,8 +184,8 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     started: list[ServerProcess] = []
 
     def start(data_dir: Path | None = None, port: int | None = None,
-              extra: tuple[str, ...] = ()) -> ServerProcess:
-        server = ServerProcess(data_dir or tmp_path / "data", port, extra=extra)
+              extra: tuple[str, ...] = (), **options: Any) -> ServerProcess:
+        server = ServerProcess(data_dir or tmp_path / "data", port, extra=extra, **options)
         started.append(server)
         return server.start()
 

@@ -271,14 +271,14 @@ def host_settings() -> Response:
 def host_lights_retry() -> Response:
     svc = host_only()
     body()
-    return answer(svc.lights_action("retry"))
+    return answer(svc.lights_retry())
 
 
 @bp.post("/host/lights/next")
 def host_lights_next() -> Response:
     svc = host_only()
     body()
-    return answer(svc.lights_action("next_step"))
+    return answer(svc.lights_next())
 
 
 @bp.get("/openapi.json")

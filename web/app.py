@@ -10,11 +10,10 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from kalimambo.web.archive import Archive
-from kalimambo.web.buttons import open_controls
 from kalimambo.web.errors import ApiError
 from kalimambo.web.events import Broadcaster
 from kalimambo.web.host import HostAuth, stored_key
-from kalimambo.web.lights import open_lights
+from kalimambo.web.lightslink import LightsLink
 from kalimambo.web.netaddr import JoinUrl
 from kalimambo.web.service import TableService
 from kalimambo.web.store import Store
@@ -37,14 +36,12 @@ DEFAULTS: dict[str, Any] = {
     "DATA_DIR": "data",       # where the SQLite file lives
     "HOST_PIN": None,         # else the board file's [host] pin, else none (the key alone)
     "HOST_KEY": None,         # the host key; None: the one kept in the store (made once)
-    "STRIP": "sim",           # auto | sim | ws281x | pio
     "BOARD": None,            # a firmware.board.BoardConfig; None: default_board()
+    "LIGHTS_SOCKET": None,    # where the lights process connects; None: no lights
     "PORT": 8000,             # for the join URL
     "JOIN_URL": None,         # None: the Pi's LAN address (or kalimambo.local)
     "RUNNER": "auto",         # bots and hints: auto | thread | inline
     "HEARTBEAT": 15.0,        # seconds between SSE heartbeat comments
-    "LIGHTS": None,           # a ready Lights object (tests); None: firmware.lights
-    "PIN_FACTORY": None,      # gpiozero pin factory for buttons and buzzer (tests: a mock)
 }
 
 
@@ -67,7 +64,7 @@ def _runner(name: str) -> InlineRunner:
 
 
 def build_service(config: dict[str, Any]) -> TableService:
-    """Open the store, the lights and the table from the app's config."""
+    """Open the store, the lights socket and the table from the app's config."""
     board = _board(config)
     track_length = int(getattr(board, "spaces", 32))
     led_count = int(getattr(board, "led_count", track_length))
@@ -75,15 +72,13 @@ def build_service(config: dict[str, Any]) -> TableService:
     pin = config["HOST_PIN"] or getattr(board, "host_pin", None)
     pin = None if pin is None else str(pin)
     key = config["HOST_KEY"] or stored_key(store)
-    lights = config["LIGHTS"] or open_lights(board, config["STRIP"], led_count)
+    lights = LightsLink(config["LIGHTS_SOCKET"], led_count)
     table = Table(store, track_length, HostAuth(store, pin, key),
                   join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
                   runner=_runner(config["RUNNER"]), lights_status=lights.status,
                   default_pacing=str(getattr(board, "pacing", "auto")),
                   default_pause_ms=int(getattr(board, "pause_ms", 900)))
-    service = TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), pin)
-    service.controls = open_controls(board, lights, table, config["PIN_FACTORY"])
-    return service
+    return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), pin)
 
 
 def _json_error(status: int, code: str, message: str,

@@ -70,6 +70,7 @@ def lights_summary(status: dict[str, Any]) -> dict[str, Any]:
     """What the public view says of the strip (the pacing is the table's setting)."""
     return {"backend": status.get("backend"), "ok": bool(status.get("ok")),
             "error": status.get("error"), "playing": bool(status.get("playing", False)),
+            "connected": bool(status.get("connected", False)),
             "next_presses": int(status.get("next_presses", 0))}
 
 
