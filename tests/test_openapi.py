@@ -141,7 +141,10 @@ def test_schemathesis_stateful_hosted_seats(tmp_path: Path) -> None:
     host = client.post("/api/v1/host", json={"pin": PIN}).json["token"]
     seat = client.post("/api/v1/join", json={"name": "Ana"}).json["token"]
     tokens = {"host": host, "seat": seat}
-    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
+    # The state machine walks the hosted seats' operations only: with every route in
+    # play, a bounded run may spend its examples elsewhere and never follow the link.
+    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app).include(
+        path_regex=r"^/api/v1/host/(seats|remove)")
     seen: list[tuple[str, int]] = []
 
     class Table(schema.as_state_machine()):  # type: ignore[misc]

@@ -128,6 +128,9 @@ def _body(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[st
     return {"required": False, "content": {JSON: {"schema": schema}}}
 
 
+SINCE = {"name": "since", "in": "query", "required": False,
+         "description": "only games finished at or after this time (Unix seconds)",
+         "schema": {"type": "string", "examples": ["1764547200"]}}
 SEAT_AUTH: list[dict[str, list[str]]] = [{"seat": []}]
 HOST_AUTH: list[dict[str, list[str]]] = [{"host": []}]
 SEAT_ID = {"name": "seat_id", "in": "path", "required": True,
@@ -180,6 +183,23 @@ PATHS: dict[str, Any] = {
         "type": "object", "required": ["games"],
         "properties": {"games": {"type": "array", "items": {"type": "object"}}}}),
         **_errors()})},
+    "/api/v1/stats": {"get": _op(
+        "every player over the finished games (names compared as joins compare them)", {
+            **_ok({"type": "object", "required": ["games", "players"], "properties": {
+                "games": {"type": "integer", "minimum": 0},
+                "players": {"type": "array", "items": {
+                    "type": "object",
+                    "required": ["name", "games", "wins", "best", "mean", "rammed", "dung",
+                                 "for_kali", "bot"],
+                    "properties": {"name": STR, "games": INT, "wins": INT, "best": INT,
+                                   "mean": {"type": "number"}, "rammed": INT, "dung": INT,
+                                   "for_kali": INT, "bot": BOOL}}}}}),
+            **_errors(400)}, parameters=[SINCE])},
+    "/api/v1/games.csv": {"get": _op(
+        "one row per player per finished game", {
+            "200": {"description": "CSV with a header row",
+                    "content": {"text/csv": {"schema": STR}}},
+            **_errors(400)}, parameters=[SINCE])},
     "/api/v1/games/{game_id}/record": {"get": _op(
         "an archived game's record", {**_ok(ref("Record")), **_errors(409)},
         parameters=[{"name": "game_id", "in": "path", "required": True,
