@@ -65,7 +65,8 @@ def test_jsonl_bad_line_writes_nothing_and_names_the_line(tmp_path: Path) -> Non
     path.write_text("\n".join(lines) + "\n")
     done = run("replay", "--jsonl", str(path))
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip().startswith("kalimambo replay: line 3: track_length: 2000")
+    assert done.stderr.strip().startswith(f"kalimambo replay: {path}: line 3: track_length: "
+                                          "2000")
     assert done.stderr.count("\n") == 1
 
 
