@@ -144,8 +144,10 @@ def random_setup(players: Sequence[str], track_length: int = DEFAULT_TRACK_LENGT
     rhino = rng.randrange(track_length)
     order = list(players)
     rng.shuffle(order)
-    # Free spaces run from two ahead of Kali round to just behind Mambo.
-    first_free = rhino + count + 2
+    # Free spaces run from two ahead of Kali (Mambo, the explorers and Kali hold
+    # rhino .. rhino + count + 1; the space right in front of Kali stays clear) round
+    # to just behind Mambo.
+    first_free = rhino + count + 3
     free = track_length - count - 3
     heaps = min(MAX_HEAPS, free)
     dung: list[int] = []

@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 from kalimambo.web.archive import Archive
 from kalimambo.web.errors import ApiError
 from kalimambo.web.events import Broadcaster
-from kalimambo.web.host import HostAuth, stored_pin
+from kalimambo.web.host import HostAuth, stored_key
 from kalimambo.web.lightslink import LightsLink
 from kalimambo.web.netaddr import JoinUrl
 from kalimambo.web.service import TableService
@@ -34,7 +34,8 @@ HTTP_MESSAGES = {
 
 DEFAULTS: dict[str, Any] = {
     "DATA_DIR": "data",       # where the SQLite file lives
-    "HOST_PIN": None,         # else the board file's [host] pin, else one kept in the store
+    "HOST_PIN": None,         # else the board file's [host] pin, else none (the key alone)
+    "HOST_KEY": None,         # the host key; None: the one kept in the store (made once)
     "BOARD": None,            # a firmware.board.BoardConfig; None: default_board()
     "LIGHTS_SOCKET": None,    # where the lights process connects; None: no lights
     "PORT": 8000,             # for the join URL
@@ -68,14 +69,16 @@ def build_service(config: dict[str, Any]) -> TableService:
     track_length = int(getattr(board, "spaces", 32))
     led_count = int(getattr(board, "led_count", track_length))
     store = Store(Path(config["DATA_DIR"]) / DB_NAME)
-    pin = config["HOST_PIN"] or getattr(board, "host_pin", None) or stored_pin(store)
+    pin = config["HOST_PIN"] or getattr(board, "host_pin", None)
+    pin = None if pin is None else str(pin)
+    key = config["HOST_KEY"] or stored_key(store)
     lights = LightsLink(config["LIGHTS_SOCKET"], led_count)
-    table = Table(store, track_length, HostAuth(store, str(pin)),
+    table = Table(store, track_length, HostAuth(store, pin, key),
                   join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
                   runner=_runner(config["RUNNER"]), lights_status=lights.status,
                   default_pacing=str(getattr(board, "pacing", "auto")),
                   default_pause_ms=int(getattr(board, "pause_ms", 900)))
-    return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), str(pin))
+    return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), pin)
 
 
 def _json_error(status: int, code: str, message: str,
@@ -126,4 +129,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
     app.register_blueprint(archive_bp)
+    from kalimambo.web.hardening import install
+
+    install(app)
     return app

@@ -13,8 +13,8 @@ from flask import Blueprint, Response, current_app, render_template, request
 
 from kalimambo.web.archive import Archive, csv_text, iso_time, score_sheet, statistics
 from kalimambo.web.errors import bad_request
+from kalimambo.web.names import fold
 from kalimambo.web.pages import LANGUAGES, messages
-from kalimambo.web.seats import name_key
 
 bp = Blueprint("archive", __name__, template_folder="templates")
 
@@ -42,7 +42,7 @@ def since() -> float | None:
 @bp.get("/api/v1/stats")
 def stats() -> Response:
     """Every player over the finished games: games, wins, best, mean and the causes."""
-    body = orjson.dumps(statistics(archive().results(since()), name_key))
+    body = orjson.dumps(statistics(archive().results(since()), fold))
     response = Response(body, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
     return response

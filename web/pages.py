@@ -131,3 +131,17 @@ def qr() -> Response:
     response = Response(qr_svg(join_url()), mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "no-cache"
     return response
+
+
+@bp.get("/host-qr.svg")
+def host_qr() -> Response:
+    """The host link (with the host key) as a QR code, only for the Pi's own screen."""
+    from kalimambo.web.host import is_loopback
+
+    table = current_app.extensions.get("kalimambo.table")
+    if table is None or not is_loopback(request.remote_addr or ""):
+        return Response("Only on the table's own screen.", status=403, mimetype="text/plain")
+    response = Response(qr_svg(f"{join_url()}host#key={table.host.key}"),
+                        mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-store"
+    return response

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from kalimambo.engine.events import KALI
 from kalimambo.engine.rules import EXPLORER_COLOURS
 from kalimambo.web.errors import ApiError, bad_request
+from kalimambo.web.names import fold, has_visible
 
 COLOURS = EXPLORER_COLOURS
 """The wooden explorers' colours, handed out in this order."""
@@ -31,6 +32,9 @@ class Seat:
     token_hash: str
     hosted: bool = False
     bot_level: str | None = None
+    id: str = ""
+    """Short, URL-safe and stable for the seat's life (kept in the store): pages
+    address a seat by it, never by its name."""
 
     @property
     def bot(self) -> bool:
@@ -42,20 +46,24 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def new_seat_id(taken: set[str]) -> str:
+    """A short seat id (8 hex digits) no other seat has."""
+    while True:
+        found = secrets.token_hex(4)
+        if found not in taken:
+            return found
+
+
 def token_hash(token: str) -> str:
     """Tokens are kept hashed, so a copied database holds no valid token."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def name_key(name: str) -> str:
-    """The form two names are compared in: one key, one player (joins, statistics)."""
-    return unicodedata.normalize("NFKC", name).casefold()
-
-
 def clean_name(raw: object, taken: list[str]) -> str:
     """A trimmed name of 1-20 characters in any script, unique at the table.
 
-    ``taken`` are the names already seated; the comparison ignores case.
+    ``taken`` are the names already seated; names compare by their folded form
+    (``kalimambo.web.names.fold``: NFKC, case, look-alike letters), and so does "Kali".
     """
     if not isinstance(raw, str):
         raise bad_request("bad_name", "Please type a name.")
@@ -68,13 +76,16 @@ def clean_name(raw: object, taken: list[str]) -> str:
            for ch in name):
         raise bad_request("bad_name", "Please use letters, digits or ordinary signs "
                                       "in your name.")
-    folded = name_key(name)
-    if folded == name_key(KALI):
+    if not has_visible(name):
+        raise bad_request("bad_name", "Please type a name people can read.")
+    folded = fold(name)
+    if folded == fold(KALI):
         raise ApiError(409, "name_taken", "Kali is the black figure's name: please pick "
                                           "another one.")
-    if any(name_key(other) == folded for other in taken):
-        raise ApiError(409, "name_taken", f"Someone called {name} is already at the table: "
-                                          "please pick another name.")
+    if any(fold(other) == folded for other in taken):
+        raise ApiError(409, "name_taken", f"Someone called {name} (or a name that looks "
+                                          "the same) is already at the table: please pick "
+                                          "another name.")
     return name
 
 

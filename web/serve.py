@@ -137,29 +137,21 @@ def check_port(host: str, port: int) -> str | None:
     return None
 
 
-def host_pin(option: str | None, board: Any, data_dir: Path) -> str:
-    """The PIN from the option, the board file, or the data dir (made once)."""
+def host_pin(option: str | None, board: Any) -> str | None:
+    """The PIN from the option or the board file; None: the host key alone."""
     if option:
         return option
     if getattr(board, "host_pin", None):
         return str(board.host_pin)
-    from kalimambo.web.app import DB_NAME
-    from kalimambo.web.host import stored_pin
-    from kalimambo.web.store import Store
-
-    store = Store(data_dir / DB_NAME)
-    try:
-        return stored_pin(store)
-    finally:
-        store.close()
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    if args.host_pin is not None and not (3 <= len(args.host_pin) <= 32
+    if args.host_pin is not None and not (1 <= len(args.host_pin) <= 64
                                           and args.host_pin.isprintable()
                                           and " " not in args.host_pin):
-        return fail(PROG, "--host-pin: 3 to 32 characters, no spaces")
+        return fail(PROG, "--host-pin: 1 to 64 characters, no spaces")
     if not 2 <= args.worker_timeout <= 600:
         return fail(PROG, "--worker-timeout: 2 to 600 seconds")
     if args.lights == "off" and args.lights_socket:
@@ -173,34 +165,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         return fail(PROG, str(error))
     data_dir = Path(args.data_dir)
-    try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        probe = data_dir / ".write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as error:
-        return fail(PROG, f"--data-dir {data_dir}: {error.strerror or error}")
     problem = check_port(args.host, args.port)
     if problem:
         return fail(PROG, problem)
-    try:
-        pin = host_pin(args.host_pin, board, data_dir)
-    except Exception as error:  # a broken database file: say so in one line
-        return fail(PROG, f"--data-dir {data_dir}: cannot open the game store: {error}")
+    from kalimambo.web.startup import StartupError, open_data_dir
+
+    try:  # one server per data dir, and a store it can use: else one line, exit 2
+        opened = open_data_dir(data_dir)
+    except StartupError as error:
+        return fail(PROG, str(error))
+    pin = host_pin(args.host_pin, board)
 
     from kalimambo.web.netaddr import join_url
 
     url = join_url(args.port)
     print(f"Kalimambo table: phones open {url}", flush=True)
     print(f"Board page: {url}board    Host page: {url}host", flush=True)
-    print(f"Host PIN: {pin}", flush=True)
+    print(f"Host link (opens the host page, logged in): {url}host#key={opened.host_key}",
+          flush=True)
+    if pin is not None:
+        print(f"Host PIN: {pin}", flush=True)
+    from kalimambo.web.host import pin_warning
+
+    warning = pin_warning(pin)
+    if warning:
+        sys.stderr.write(f"{PROG}: warning: {warning}\n")
     private = tempfile.mkdtemp(prefix="kalimambo-") if args.lights == "child" else None
     socket_path = None
     if args.lights != "off":
         socket_path = args.lights_socket or (str(Path(private, "lights.sock")) if private
                                              else DEFAULT_SOCKET)
-    config = {"DATA_DIR": str(data_dir), "HOST_PIN": pin, "BOARD": board,
-              "PORT": args.port, "JOIN_URL": url, "RUNNER": "auto",
+    config = {"DATA_DIR": str(data_dir), "HOST_PIN": pin, "HOST_KEY": opened.host_key,
+              "BOARD": board, "PORT": args.port, "JOIN_URL": url, "RUNNER": "auto",
               "LIGHTS_SOCKET": socket_path}
     child = None
     if private is not None and socket_path is not None:

@@ -20,7 +20,7 @@ class TableService:
     lights socket, to the lights process; its button presses come back as table commands."""
 
     def __init__(self, table: Table, store: Store, lights: LightsLink,
-                 broadcaster: Broadcaster, pin: str) -> None:
+                 broadcaster: Broadcaster, pin: str | None) -> None:
         self.table = table
         self.store = store
         self.lights = lights

@@ -30,7 +30,8 @@ def play_rounds(server: Server, token: str, host: str, hosted: str, rounds: int)
         view = server.state()
         round_no, played = view["round"], len(view["history"])
         server.call("POST", "/pick", {"round": round_no, "card": round_no - 1}, token)
-        server.call("POST", f"/host/seats/{hosted}/pick",
+        seat = next(s for s in view["seats"] if s["name"] == hosted)
+        server.call("POST", f"/host/seats/{seat['id']}/pick",
                     {"round": round_no, "card": round_no - 1}, host)
         assert wait_for(lambda: len(server.state()["history"]) > played,  # noqa: B023
                         timeout=WAIT_MS / 1000)

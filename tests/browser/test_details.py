@@ -204,3 +204,31 @@ def test_phones_carry_on_after_the_table_loses_power(server: Server, browser: An
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_host_gets_in_by_the_host_link_or_on_the_tables_own_screen(
+        server: Server, browser: Any) -> None:
+    """The real host always gets in: the link with the key logs in at once (and the key
+    leaves the address bar); on the table's own screen one tap, no PIN."""
+    local = server.call("GET", "/local")
+    assert local["local"] is True and local["key"]
+    ctx = browser.new_context(viewport=PHONE, locale="en-GB")
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}/host#key={local['key']}")
+        page.wait_for_selector("#console", state="visible", timeout=WAIT_MS)
+        assert "key=" not in page.url
+        page.click("#logout")
+        page.wait_for_selector("#local-login", state="visible", timeout=WAIT_MS)
+        page.click("#local-login")
+        page.wait_for_selector("#console", state="visible", timeout=WAIT_MS)
+    finally:
+        ctx.close()
+    ctx = browser.new_context(viewport=PHONE, locale="en-GB")
+    try:  # a wrong key says so, and the PIN form waits
+        page = ctx.new_page()
+        page.goto(f"{server.url}/host#key=not-the-key")
+        page.wait_for_selector("#toast.show.error", timeout=WAIT_MS)
+        assert page.is_visible("#login-form") and not page.is_visible("#console")
+    finally:
+        ctx.close()

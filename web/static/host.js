@@ -30,6 +30,39 @@ async function login(event) {
   }
 }
 
+/** Log in with a body: the PIN or key typed, the host link's key, or nothing at all
+    (only the table's own screen may do that). */
+async function loginWith(body) {
+  try {
+    const data = await api("POST", "/host", { body });
+    setHostToken(data.token);
+    render();
+  } catch (err) {
+    toast(err.message, "error");
+  }
+}
+
+/** Without typing: the host link's key (#key=..., from the QR code on the table's own
+    screen) logs in at once; on the table's own screen one tap does. */
+async function loginBySight() {
+  if (hostToken()) return;
+  const key = new URLSearchParams(location.hash.slice(1)).get("key");
+  if (key) {
+    history.replaceState(null, "", location.pathname);  // keep the key out of the history
+    await loginWith({ key });
+    return;
+  }
+  await offerLocalLogin();
+}
+
+/** On the table's own screen, show the one-tap login beside the PIN form. */
+async function offerLocalLogin() {
+  try {
+    const local = await api("GET", "/local");
+    $("local-login").hidden = !(local && local.local);
+  } catch (err) { /* the PIN form is there */ }
+}
+
 function gameStatus() {
   if (view.phase === "lobby") return t("host.lobby_status", { count: (view.seats || []).length });
   return view.phase === "finished" ? t("phase.finished") : t("phase.picking", { round: view.round });
@@ -49,6 +82,11 @@ function render() {
   renderSeats(view, openHandover);
   if (lobby) renderOrder(view);
   renderLights(view);
+  const storage = view.storage || { ok: true };
+  $("storage-warning").hidden = storage.ok !== false;
+  if (storage.ok === false) {
+    setText($("storage-warning"), t("host.storage", { error: storage.error || "" }));
+  }
   if (view.phase !== "picking" && handoverPending()) closeHandover();
 }
 
@@ -58,6 +96,7 @@ const confirmNew = modal($("confirm-new"), (answer) => {
 });
 
 $("login-form").addEventListener("submit", login);
+$("local-login").addEventListener("click", () => loginWith({}));
 $("logout").addEventListener("click", logout);
 $("undo").addEventListener("click", () => act($("undo"), "POST", "/host/undo", {}));
 $("new-game").addEventListener("click", () => confirmNew.open($("new-cancel")));
@@ -82,10 +121,10 @@ $("pacing").addEventListener("change", () =>
   act(null, "POST", "/host/settings", { pacing: $("pacing").value }));
 $("hints").addEventListener("change", () =>
   act(null, "POST", "/host/settings", { hints: $("hints").checked }));
-onLogout(() => { closeHandover(); render(); });
+onLogout(() => { closeHandover(); render(); offerLocalLogin(); });
 onLang(() => render());
 
 startPage();
 render();
-checkLogin();
+checkLogin().then(loginBySight);
 live((next) => { view = next; render(); });

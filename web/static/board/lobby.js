@@ -6,7 +6,8 @@ import { api } from "../common/api.js";
 import { t } from "../common/i18n.js";
 import { state } from "./state.js";
 
-let pin = null;  // the host PIN, when the board runs on the table's own machine
+let pin = null;  // the host PIN, when the board runs on the table's own machine and has one
+let hostLink = false;  // the host link's QR code: only on the table's own machine
 
 function phaseText() {
   const view = state.view;
@@ -38,13 +39,22 @@ export function renderLobby() {
 function showPin() {
   $("pin").hidden = !pin;
   if (pin) setText($("pin"), t("board.pin", { pin }));
+  $("host-link").hidden = !hostLink;
+  if (hostLink) {
+    const qr = $("host-qr");
+    if (!qr.getAttribute("src")) qr.src = qr.dataset.src;
+    qr.alt = t("board.host_qr_alt");
+  }
 }
 
-/** Ask whether the board runs on the table itself; if so show the host PIN. */
+/** Ask whether the board runs on the table itself; if so show the host PIN (when one is
+    set) and the host link as a QR code, so the host's phone gets in with one scan. */
 export async function loadPin() {
   try {
     const data = await api("GET", "/local");
-    pin = data && data.local ? data.pin : null;
+    const local = Boolean(data && data.local);
+    pin = local && data.pin ? data.pin : null;
+    hostLink = local && Boolean(data.key);
     showPin();
   } catch (e) { /* the board works without it */ }
 }

@@ -2,8 +2,7 @@
 
 /** The API path of `action` ("me" or "pick") for the hosted `seat` of the public view.
 
-    Today the table finds the seat by its name; when the public view gives each seat an
-    "id", this becomes `/host/seats/${encodeURIComponent(seat.id)}/${action}`. */
+    Seats are addressed by their id, never by name: a player may be called "a/b" or "..". */
 export function hostedSeatPath(seat, action) {
-  return `/host/seats/${encodeURIComponent(seat.name)}/${action}`;
+  return `/host/seats/${encodeURIComponent(seat.id)}/${action}`;
 }

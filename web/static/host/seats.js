@@ -29,7 +29,7 @@ function createSeat(seat, openHandover) {
   item.parts = parts;
   parts.pickFor.addEventListener("click", () => openHandover(item.seat));
   parts.remove.addEventListener("click", () =>
-    act(parts.remove, "POST", "/host/remove", { name: item.seat.name }));
+    act(parts.remove, "POST", "/host/remove", { id: item.seat.id }));
   return item;
 }
 
