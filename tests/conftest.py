@@ -199,13 +199,6 @@ class ServerProcess:
         """The supervised ``kalimambo lights`` child (``--lights child``)."""
         return [pid for pid in self.children() if b"\0lights\0" in _cmdline(pid)]
 
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
-
     # -- a small client for set-up and checks -------------------------------------
     def call(self, method: str, path: str, body: Any = None,
              token: str | None = None) -> Any:
@@ -221,6 +214,13 @@ def _cmdline(pid: int) -> bytes:
     def host_token(self) -> str:
         token: str = self.call("POST", "/host", {"pin": self.pin})["token"]
         return token
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 @pytest.fixture

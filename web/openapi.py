@@ -277,8 +277,8 @@ def document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "Kalimambo table", "version": "1",
-                 "description": "The table's JSON API, version 1: API.md plus "
-                                "docs/API.md. Every refusal is "
+                 "description": "The table's JSON API, version 1 "
+                                "(docs/API.md). Every refusal is "
                                 "{\"error\": {\"code\", \"message\"}} and changes nothing."},
         "paths": PATHS,
         "components": {
