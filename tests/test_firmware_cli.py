@@ -19,7 +19,7 @@ import pytest
 
 from kalimambo.firmware import lights as firmware_lights
 from kalimambo.firmware.board import load_board_file
-from kalimambo.firmware.cli import main
+from kalimambo.leds_cmd import main
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

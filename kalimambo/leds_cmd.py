@@ -13,7 +13,6 @@ import json
 import logging
 import queue
 import signal
-import socket
 import sys
 import threading
 import time
@@ -290,23 +289,13 @@ def _controls(board: BoardConfig, on_next: Callable[[], None]) -> Any:
     return Controls(board, on_next, None, None)
 
 
-def lan_address() -> str:
-    """This machine's address on the local network (no packet is sent)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))
-            address: str = probe.getsockname()[0]
-        except OSError:
-            address = "127.0.0.1"
-    return address
-
-
 def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> int:
     from kalimambo.firmware.calibrate import Calibration, create_calibrate_app
+    from kalimambo.web.netaddr import join_url  # the table's own address lookup
 
     session = Calibration(strip.board, path, strip.show)
     app = create_calibrate_app(session)
-    url = f"http://{lan_address() if bind in ('0.0.0.0', '') else bind}:{port}/"
+    url = join_url(port, None if bind in ("0.0.0.0", "") else bind)
     _say(out, f"Open {url} on your phone (same network), or scan:")
     try:
         import segno
