@@ -16,6 +16,8 @@ NAMED_MD = re.compile(r"(?<![\w/.-])((?:\.\./|\./)?[\w./-]*[\w-]+\.md)\b")
 CODE_PATH = re.compile(r"`((?:engine|web|firmware|kalimambo|tests|hardware|docs|deploy|bench)"
                        r"/[\w./-]*)`")
 OUTSIDE = re.compile(r"\.\./shared|/work/|file://")
+MADE_BY_RUNS = {"tests/artifacts"}
+"""Folders that runs make (and .gitignore keeps out of a clone): named, never shipped."""
 
 
 def documents() -> list[Path]:
@@ -53,6 +55,8 @@ def problems_in(path: Path, root: Path = ROOT) -> list[str]:
         if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
             continue
         file_part, _, anchor = target.partition("#")
+        if named and file_part.rstrip("/") in MADE_BY_RUNS:
+            continue
         resolved = (path.parent / file_part).resolve() if file_part else path
         if named and not resolved.exists():
             resolved = (root / file_part).resolve()
