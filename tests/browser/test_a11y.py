@@ -145,6 +145,9 @@ def test_dialogs_trap_focus_close_on_escape_and_give_focus_back(server: Server,
 
         host.keyboard.press("Enter")  # open again, show the cards, then Escape
         host.wait_for_selector("#handover", state="visible", timeout=WAIT_MS)
+        # The dialog moves the focus itself: press only once it is on "show the cards".
+        host.wait_for_function("() => document.activeElement"
+                               " && document.activeElement.id === 'ho-show'", timeout=WAIT_MS)
         host.keyboard.press("Enter")
         host.wait_for_selector("#ho-hand .card", timeout=WAIT_MS)
         assert focused(host) == "button 0"  # the first card in hand
