@@ -204,7 +204,7 @@ def test_end_of_game_links_the_sheet_and_the_host_starts_a_new_day(
     while server.state()["day_start"] == before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.state()["day_start"] > before
-    # the board hears of the new day at once: nothing finished since
-    board.wait_for_selector("#lb-empty", state="visible", timeout=WAIT_MS)
-    assert board.eval_on_selector_all("#lb-table tbody tr", "rows => rows.length") == 0
+    # the board hears of the new day at once: nothing finished since, so the ring is back
+    board.wait_for_selector("#leaderboard", state="hidden", timeout=WAIT_MS)
+    board.wait_for_selector("#ring", state="visible", timeout=WAIT_MS)
     ctx.close()

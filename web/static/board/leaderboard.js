@@ -1,6 +1,6 @@
 /* The day's leaderboard, in place of the ring while the table waits between games (the
-   lobby, and once a game's last round has been played): the top players since the day
-   began (GET /api/v1/stats?since=<view.day_start>), the best single game, and titles
+   lobby, and once a game's last round has been played) and someone has finished a game
+   that day: the top players since the day began (GET /api/v1/stats?since=<view.day_start>), the best single game, and titles
    drawn from the same figures.
 
    Computer players fill empty seats at a booth and play every game, so they are left
@@ -111,17 +111,19 @@ function drawTitles(people) {
   }
 }
 
+/** Between games, once someone has finished a game today, the leaderboard takes the
+    ring's place; before that (a new day) the empty ring stays. */
 export function renderLeaderboard() {
   const view = state.view;
-  const show = leaderboardShown();
+  const between = leaderboardShown();
+  if (between) fetchStats(view);
+  const people = between && stats && askedFor === keyOf(view) ? ranked(stats.players || [])
+    : [];
+  const show = people.length > 0;
   $("leaderboard").hidden = !show;
   $("ring").classList.toggle("behind", show);
   if (!show) return;
-  fetchStats(view);
-  const people = stats ? ranked(stats.players || []) : [];
-  setText($("lb-sub"), stats ? t("lb.games_today", { games: stats.games }) : "");
-  $("lb-empty").hidden = !stats || people.length > 0;
-  $("lb-table").hidden = !people.length;
+  setText($("lb-sub"), t("lb.games_today", { games: stats.games }));
   drawTable(people);
   drawTitles(people);
 }
