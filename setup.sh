@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up Kalimambo, from a fresh clone to a working table. Safe to run again at any time.
 #   ./setup.sh            a .venv at the repository root with Kalimambo installed (any Linux)
-#   ./setup.sh --dev      also the test tools, shellcheck and Debian's chromium
+#   ./setup.sh --dev      also the test tools, shellcheck, poppler-utils and Debian's chromium
 #   sudo ./setup.sh       on Raspberry Pi OS also: system packages, the LED strip driver,
 #                         /etc/kalimambo/board.toml, the kalimambo service, kalimambo.local
 # See ./setup.sh --help. Every change to the system goes through run/install_file/... below,
@@ -16,7 +16,7 @@ Any Linux machine:
   (no option)          create .venv at the repository root and install Kalimambo into it;
                        then '.venv/bin/kalimambo' runs the table (simulated strip off a Pi)
   --dev                also the test tools (pytest, playwright, ruff, mypy...), and through
-                       apt when root: Debian's chromium (browser tests) and shellcheck
+                       apt when root: Debian's chromium (browser tests), shellcheck and poppler-utils
 
 Raspberry Pi OS (found from /proc/device-tree/model; run with sudo):
                        system packages (python3-venv, python3-lgpio, avahi-daemon), the
@@ -254,9 +254,10 @@ repo_venv() {
 }
 
 dev_tools() {
-    local missing=() tool
-    for tool in chromium shellcheck; do
-        command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+    local missing=() pair
+    # command:package (pdftoppm comes in poppler-utils: the score sheet's A4 test)
+    for pair in chromium:chromium shellcheck:shellcheck pdftoppm:poppler-utils; do
+        command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
     done
     [ "${#missing[@]}" = 0 ] && return
     step "Test tools from Debian: ${missing[*]}"

@@ -267,6 +267,14 @@ def host_settings() -> Response:
     return answer(svc.settings(body()))
 
 
+@bp.post("/host/new-day")
+def host_new_day() -> Response:
+    """The day's leaderboard starts again from now (kept across restarts)."""
+    svc = host_only()
+    body()
+    return answer({"day_start": svc.table.new_day()})
+
+
 @bp.post("/host/lights/retry")
 def host_lights_retry() -> Response:
     svc = host_only()

@@ -95,7 +95,9 @@ class Archive:
         self.store = store
         self.lock = lock
         """The table's lock: the store's connection is shared with the live game."""
-        self._cache: dict[int, list[PlayerResult]] = {}
+        self._cache: dict[tuple[int, float], list[PlayerResult]] = {}
+        """Keyed by game and finishing time: an undone last round and a different one
+        played instead finish the game again, at another time, with other results."""
         self._cache_lock = threading.Lock()
 
     def results(self, since: float | None = None) -> list[PlayerResult]:
@@ -105,7 +107,7 @@ class Archive:
             rows = [row for row in self.store.games()
                     if row.finished is not None and (since is None or row.finished >= since)]
             fresh = [(row, stored_record(self.store, row)) for row in rows
-                     if row.id not in self._cache]
+                     if (row.id, row.finished) not in self._cache]
         for row, record in fresh:
             if record is None or row.finished is None:
                 continue
@@ -113,9 +115,10 @@ class Archive:
             bots = [name for name, info in roster.items() if info.get("bot")]
             lines = game_results(row.id, row.finished, record, bots)
             with self._cache_lock:
-                self._cache[row.id] = lines
+                self._cache[(row.id, row.finished)] = lines
         with self._cache_lock:
-            return [line for row in rows for line in self._cache.get(row.id, [])]
+            return [line for row in rows if row.finished is not None
+                    for line in self._cache.get((row.id, row.finished), [])]
 
 
 def statistics(results: Sequence[PlayerResult], key: NameKey) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from flask import Blueprint, Response, current_app, render_template, request
 from kalimambo.web.archive import Archive, csv_text, iso_time, score_sheet, statistics
 from kalimambo.web.errors import bad_request
 from kalimambo.web.names import fold
-from kalimambo.web.pages import LANGUAGES, messages
+from kalimambo.web.pages import LANGUAGES, join_url, messages, qr_svg
 
 bp = Blueprint("archive", __name__, template_folder="templates")
 
@@ -73,3 +73,13 @@ def sheet(game_id: int) -> Response:
     html = render_template("sheet.html", lang=lang, t=text, sheet=found,
                            started=iso_time(found.started)[:10] if found.started else "")
     return Response(html, mimetype="text/html")
+
+
+@bp.get("/games/<int:game_id>/sheet-qr.svg")
+def sheet_qr(game_id: int) -> Response:
+    """The sheet's address as a QR code (under the join address, which phones reach):
+    the board shows it at the end of a game, so a phone can open and print the sheet."""
+    response = Response(qr_svg(f"{join_url()}games/{game_id}/sheet"),
+                        mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-cache"
+    return response

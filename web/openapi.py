@@ -77,6 +77,8 @@ SCHEMAS: dict[str, Any] = {
             "winners": {"type": "array", "items": STR},
             "game_id": INT, "join_url": STR, "hints": BOOL,
             "lights": ref("Lights"), "storage": ref("Storage"),
+            "day_start": {"type": "number", "description": "when the table's day began "
+                          "(Unix seconds): local midnight, or the host's new day if later"},
         },
     },
     "PrivateView": {"allOf": [ref("PublicView"), {
@@ -264,6 +266,9 @@ PATHS: dict[str, Any] = {
         "properties": {"hints": BOOL, "pacing": {"enum": ["auto", "step"]},
                        "pause_ms": INT}}),
         body=_body({"hints": BOOL, "pacing": STR, "pause_ms": INT}))},
+    "/api/v1/host/new-day": {"post": _host("the day's leaderboard starts again from now", _ok({
+        "type": "object", "required": ["day_start"],
+        "properties": {"day_start": {"type": "number"}}}))},
     "/api/v1/host/lights/retry": {"post": _host("restart a failed strip", _ok(ref("Lights")),
                                                 409)},
     "/api/v1/host/lights/next": {"post": _host("next event in step pacing",

@@ -27,6 +27,7 @@ from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import Setup, check_setup, check_track_length, random_setup
 from kalimambo.web import bots
 from kalimambo.web.archive import stored_record
+from kalimambo.web.day import Day
 from kalimambo.web.errors import ApiError, bad_request, conflict
 from kalimambo.web.hints import HintDesk
 from kalimambo.web.host import HostAuth
@@ -108,6 +109,7 @@ class Table:
         self.hints = bool(store.setting("hints", False))
         self.pacing = str(store.setting("pacing", default_pacing))
         self.pause_ms = int(store.setting("pause_ms", default_pause_ms))
+        self.day = Day(store)
         self._restore()
         self._rebuild()
         self._round_opened()  # after a restart mid-round, computer players pick again
@@ -200,6 +202,7 @@ class Table:
             "hints": self.hints,
             "lights": lights,
             "storage": self._storage_status(),
+            "day_start": self.day.start(),
         }
 
     def _storage_status(self) -> dict[str, Any]:
@@ -527,6 +530,13 @@ class Table:
             self.hints, self.pacing, self.pause_ms = hints, str(pacing), pause
             self._changed()
             return {"hints": hints, "pacing": pacing, "pause_ms": pause}
+
+    def new_day(self) -> float:
+        """The host's "new day": the leaderboard counts games from now on."""
+        with self.lock:
+            start = self.day.begin()
+            self._changed()
+            return start
 
     def refresh(self) -> None:
         """Something outside the game changed (the lights): send a new view."""

@@ -9,11 +9,13 @@ import { onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
 import { startPage } from "./common/page.js";
 import { renderChart } from "./board/chart.js";
+import { renderLeaderboard } from "./board/leaderboard.js";
 import { loadPin, renderLobby } from "./board/lobby.js";
 import { narrate, say } from "./board/narration.js";
 import { gate, lastOfPenaltyRun, presses, stepping } from "./board/pacing.js";
 import { MAMBO, drawRing, figureKey, slide } from "./board/ring.js";
 import { renderScores } from "./board/scores.js";
+import { renderSheetLink } from "./board/sheetlink.js";
 import { snapshot, state } from "./board/state.js";
 import { startStrip } from "./board/strip.js";
 
@@ -107,6 +109,8 @@ function renderSide() {
   renderLobby();
   renderScores();
   renderChart();
+  renderLeaderboard();
+  renderSheetLink();
 }
 
 function render() {

@@ -10,6 +10,8 @@ import { onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
 import { startPage } from "./common/page.js";
 import { toast } from "./common/toast.js";
+import { renderArchive } from "./host/archive.js";
+import { renderDay, wireNewDay } from "./host/day.js";
 import { closeHandover, handoverPending, openHandover } from "./host/handover.js";
 import { renderLights } from "./host/lights.js";
 import { renderSeats } from "./host/seats.js";
@@ -82,6 +84,8 @@ function render() {
   renderSeats(view, openHandover);
   if (lobby) renderOrder(view);
   renderLights(view);
+  renderArchive(view);
+  renderDay(view);
   const storage = view.storage || { ok: true };
   $("storage-warning").hidden = storage.ok !== false;
   if (storage.ok === false) {
@@ -95,6 +99,7 @@ const confirmNew = modal($("confirm-new"), (answer) => {
   if (answer === "new") act($("new-game"), "POST", "/host/new", { keep_seats: false });
 });
 
+wireNewDay();
 $("login-form").addEventListener("submit", login);
 $("local-login").addEventListener("click", () => loginWith({}));
 $("logout").addEventListener("click", logout);
