@@ -572,3 +572,16 @@ def test_a_high_port_gets_no_capability() -> None:
 def test_lgpio_pipes_are_ignored_and_never_copied() -> None:
     assert ".lgd-nfy*" in (ROOT / ".gitignore").read_text().splitlines()
     assert "--exclude='.lgd-nfy*'" in SETUP.read_text()
+
+
+def test_the_emulated_pi_harness_parses_and_names_its_models() -> None:
+    """tests/pi/run-emulated itself needs root and minutes; here only its command line."""
+    harness = ROOT / "tests" / "pi" / "run-emulated"
+    done = subprocess.run([sys.executable, str(harness), "--help"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "{pi4,pi5,zero2w}" in done.stdout
+    bad = subprocess.run([sys.executable, str(harness), "pi3"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2
+    assert "invalid choice: 'pi3'" in bad.stderr
