@@ -400,7 +400,11 @@ service_venv() {
         # Debian's pip 23 builds rpi-ws281x the deprecated way (setup.py install).
         run "$SERVICE_VENV/bin/python" -m pip install --quiet --root-user-action=ignore \
             --upgrade pip
-        run "$SERVICE_VENV/bin/python" -m pip install --quiet --root-user-action=ignore "$target"
+        if ! run "$SERVICE_VENV/bin/python" -m pip install --quiet --root-user-action=ignore \
+                "$target"; then
+            rm -rf "$OPT_DIR/src"   # so the next run copies and installs again
+            die "pip could not install Kalimambo into $SERVICE_VENV (see above); run ./setup.sh again"
+        fi
     else
         say "   unchanged: $OPT_DIR/src and what is installed from it"
     fi
@@ -423,7 +427,9 @@ copy_source() {
     tar -C "$REPO" "${COPY_EXCLUDES[@]}" --owner=0 --group=0 -cf - . \
         | tar -C "$stage" --no-same-owner -xf -
     chmod 0755 "$stage"
-    if [ -d "$(at $OPT_DIR/src)" ] && diff -r -q -x build -x '*.egg-info' -x __pycache__ "$stage" "$(at $OPT_DIR/src)" >/dev/null 2>&1 \
+    if [ -d "$(at $OPT_DIR/src)" ] \
+            && diff -r -q -x build -x '*.egg-info' -x __pycache__ "$stage" "$(at $OPT_DIR/src)" \
+                >/dev/null 2>&1 \
             && [ -z "$(find "$(at $OPT_DIR/src)" ! -user root -print -quit 2>/dev/null)" ]; then
         rm -rf "$stage"
         return 1
