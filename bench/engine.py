@@ -19,12 +19,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.events import KALI
-from engine.game import RECORD_FORMAT
-from engine.rules import CARD_VALUES, ROUNDS, Board
-from engine.setup import random_setup
+from kalimambo.engine.events import KALI
+from kalimambo.engine.game import PlayedRound, record_dict
+from kalimambo.engine.rules import CARD_VALUES, ROUNDS, Board
+from kalimambo.engine.setup import SAMPLE_NAMES, random_setup
 
-NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
+NAMES = SAMPLE_NAMES
 
 
 def random_games_per_second(players: int, games: int, seed: int = 1) -> tuple[float, float]:
@@ -65,10 +65,8 @@ def random_records(count: int, seed: int = 2) -> list[dict[str, object]]:
         setup = random_setup(names, 32, rng)
         hands = {name: rng.sample(range(CARD_VALUES), CARD_VALUES) for name in names}
         kali = rng.sample(range(CARD_VALUES), CARD_VALUES)
-        rounds = [{"cards": {n: hands[n][r] for n in names}, "kali": kali[r]}
-                  for r in range(ROUNDS)]
-        records.append({"format": RECORD_FORMAT, "track_length": 32, "players": names,
-                        "setup": setup.to_dict(), "rounds": rounds})
+        records.append(record_dict(names, 32, setup, [PlayedRound(
+            tuple(hands[n][r] for n in names), kali[r]) for r in range(ROUNDS)]))
     return records
 
 

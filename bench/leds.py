@@ -14,7 +14,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from firmware.bench import run
+from kalimambo.firmware.bench import run
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,12 +23,12 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from engine.game import Game
-from engine.players import decide
-from engine.setup import random_setup
+from kalimambo.engine.game import Game
+from kalimambo.engine.players import decide
+from kalimambo.engine.setup import SAMPLE_NAMES, random_setup
 from kalimambo.tournament import Plan, run, summarise, timing
 
-NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
+NAMES = SAMPLE_NAMES
 
 
 def states(players: int, count: int, seed: int) -> list[tuple[Game, str]]:

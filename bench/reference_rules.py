@@ -1,7 +1,7 @@
 """A deliberately plain second reading of RULES.md, to cross-check the fast engine.
 
 It measures every distance from Mambo afresh for each step, exactly as the rules
-word it, and shares no code with ``engine.rules``.
+word it, and shares no code with ``kalimambo.engine.rules``.
 """
 
 from __future__ import annotations

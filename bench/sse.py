@@ -29,8 +29,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kalimambo.engine.setup import SAMPLE_NAMES
+
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
+NAMES = SAMPLE_NAMES
 
 
 def free_port() -> int:
@@ -78,7 +80,9 @@ class Streams:
         self.thread.start()
 
     def _open(self) -> None:
-        sock = socket.create_connection(("127.0.0.1", self.port))
+        # one loopback address per 8 clients: the table allows 16 streams per address
+        source = f"127.0.0.{2 + len(self.buffers) // 8}"
+        sock = socket.create_connection(("127.0.0.1", self.port), source_address=(source, 0))
         sock.sendall(b"GET /api/v1/events HTTP/1.1\r\nHost: bench\r\n"
                      b"Accept: text/event-stream\r\n\r\n")
         sock.setblocking(False)

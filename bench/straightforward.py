@@ -11,8 +11,8 @@ import json
 import sys
 
 from bench.reference_rules import play_round
-from engine.record import parse_record
-from engine.rules import ROUNDS
+from kalimambo.engine.record import parse_record
+from kalimambo.engine.rules import ROUNDS
 
 
 def replay_plain(data: dict[str, object]) -> dict[str, object]:

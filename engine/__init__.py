@@ -4,8 +4,8 @@ The table, the lights and the computer players all stand on this package; it
 uses nothing of theirs.
 """
 
-from engine.errors import KalimamboError, PlayError, RecordError, SetupError
-from engine.events import (
+from kalimambo.engine.errors import KalimamboError, PlayError, RecordError, SetupError
+from kalimambo.engine.events import (
     KALI,
     Dung,
     Event,
@@ -17,10 +17,10 @@ from engine.events import (
     Stay,
     event_from_dict,
 )
-from engine.game import RECORD_FORMAT, Game, PlayedRound, shuffled_deck
-from engine.record import Record, parse_record, replay
-from engine.rules import CARD_VALUES, DEFAULT_TRACK_LENGTH, ROUNDS, Board
-from engine.setup import Setup, check_setup, random_setup
+from kalimambo.engine.game import RECORD_FORMAT, Game, PlayedRound, shuffled_deck
+from kalimambo.engine.record import Record, parse_record, replay
+from kalimambo.engine.rules import CARD_VALUES, DEFAULT_TRACK_LENGTH, ROUNDS, Board
+from kalimambo.engine.setup import Setup, check_setup, random_setup
 
 __all__ = [
     "CARD_VALUES", "DEFAULT_TRACK_LENGTH", "KALI", "RECORD_FORMAT", "ROUNDS",

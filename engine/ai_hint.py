@@ -1,6 +1,6 @@
-"""Why a card: a short reason code for a hint (codes listed in ``engine.players``).
+"""Why a card: a short reason code for a hint (codes listed in ``kalimambo.engine.players``).
 
-The reason comes from the round ahead (``engine.ai_round.risks``): the card was
+The reason comes from the round ahead (``kalimambo.engine.ai_round.risks``): the card was
 chosen by a full search, but a newcomer learns most from the risk it dodges
 now.  The first reason that clearly holds is given, in order of how much it
 saves: Mambo's charge, dung, paying for Kali, a quiet round.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 
-from engine.ai_round import Risk, risks
-from engine.ai_view import PublicView
+from kalimambo.engine.ai_round import Risk, risks
+from kalimambo.engine.ai_view import PublicView
 
 HINT_SAMPLES = 48
 CLEAR_GAP = 0.25

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine.ai_view import PublicView
+from kalimambo.engine.ai_view import PublicView
 
 Scorer = Callable[[Sequence[int], int], float]
 """How a finished play-out is scored for the deciding seat: lower is better."""
@@ -34,7 +34,6 @@ class CardStats:
 
     cards: tuple[int, ...]
     totals: list[float]
-    squares: list[float]
     counts: list[int]
     iterations: int = 0
     rollouts: int = 0
@@ -50,7 +49,7 @@ class CardStats:
 
 def new_stats(cards: Sequence[int]) -> CardStats:
     size = len(cards)
-    return CardStats(tuple(cards), [0.0] * size, [0.0] * size, [0] * size)
+    return CardStats(tuple(cards), [0.0] * size, [0] * size)
 
 
 def relative_score(minus: Sequence[int], me: int) -> float:
@@ -115,7 +114,6 @@ def run(view: PublicView, rng: random.Random, iterations: int, deadline: float |
         stats = new_stats(cards)
     index_of = {card: i for i, card in enumerate(stats.cards)}
     totals = stats.totals
-    squares = stats.squares
     counts = stats.counts
     hand = list(view.my_hand)
     clock = time.perf_counter
@@ -130,7 +128,6 @@ def run(view: PublicView, rng: random.Random, iterations: int, deadline: float |
             value = play_out(view, world, own, score)
             slot = index_of[card]
             totals[slot] += value
-            squares[slot] += value * value
             counts[slot] += 1
         stats.iterations += 1
         stats.rollouts += len(cards)

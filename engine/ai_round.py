@@ -11,8 +11,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.ai_view import PublicView
-from engine.events import KALI, Event, Penalty
+from kalimambo.engine.ai_view import PublicView
+from kalimambo.engine.events import KALI, Event, Penalty
 
 EXPOSURE = (0.0, 0.5, 0.2)
 """Weight of the ram risk by place from the back after the round (last, second,

@@ -20,9 +20,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from engine.ai_rollout import CardStats, RootModel, run
-from engine.ai_round import quick_scores
-from engine.ai_view import PublicView
+from kalimambo.engine.ai_rollout import CardStats, RootModel, run
+from kalimambo.engine.ai_round import quick_scores
+from kalimambo.engine.ai_view import PublicView
 
 MEDIUM_WORK = 9000
 """Simulated rounds per ``medium`` decision (p99 about 26 ms here for 7 players)."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import PlayError
-from engine.game import Game
-from engine.rules import Board
+from kalimambo.engine.errors import PlayError
+from kalimambo.engine.game import Game
+from kalimambo.engine.rules import Board
 
 
 @dataclass(frozen=True, slots=True)

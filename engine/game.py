@@ -6,10 +6,16 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from engine.errors import PlayError
-from engine.events import KALI, Event, Reveal, RoundEnd
-from engine.rules import CARD_VALUES, DEFAULT_TRACK_LENGTH, ROUNDS, Board, leaders
-from engine.setup import Setup, check_players, check_setup, check_track_length
+from kalimambo.engine.errors import PlayError
+from kalimambo.engine.events import KALI, Event, Reveal, RoundEnd
+from kalimambo.engine.rules import CARD_VALUES, DEFAULT_TRACK_LENGTH, ROUNDS, Board, leaders
+from kalimambo.engine.setup import (
+    Setup,
+    check_players,
+    check_setup,
+    check_track_length,
+    is_int,
+)
 
 RECORD_FORMAT = "kalimambo-record/1"
 
@@ -104,7 +110,7 @@ class Game:
         seat = self._seat_of(player)
         if self.finished:
             raise PlayError("game_over", "The game is over: no more cards to play.")
-        if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < CARD_VALUES:
+        if not is_int(card) or not 0 <= card < CARD_VALUES:
             raise PlayError("bad_card", f"There is no card {card!r}: cards run 0 to 11.")
         if card not in self.hands[seat]:
             raise PlayError("card_not_in_hand", f"You already played your {card}.")

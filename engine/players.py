@@ -12,7 +12,7 @@ Levels (``LEVELS``):
   this round drawn from a model of how a sensible player picks (their one-round
   view), and a random pick among near-equal cards.
 
-Every player sees only public information (``engine.ai_view``): the board, every
+Every player sees only public information (``kalimambo.engine.ai_view``): the board, every
 seat's remaining hand, and the *set* of Kali's remaining cards.  The same seed
 gives the same choice; ``budget_ms`` caps the time of one decision (the work is
 counted in samples, so a deadline only cuts it short on a slow or busy machine).
@@ -41,12 +41,12 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from engine.ai_hint import explain
-from engine.ai_round import quick_scores
-from engine.ai_search import hard_scores, medium_scores
-from engine.ai_view import PublicView, public_view
-from engine.errors import PlayError
-from engine.game import Game
+from kalimambo.engine.ai_hint import explain
+from kalimambo.engine.ai_round import quick_scores
+from kalimambo.engine.ai_search import hard_scores, medium_scores
+from kalimambo.engine.ai_view import PublicView, public_view
+from kalimambo.engine.errors import PlayError
+from kalimambo.engine.game import Game
 
 LEVELS = ("random", "easy", "medium", "hard")
 DEFAULT_BUDGET_MS = {"random": 10.0, "easy": 40.0, "medium": 100.0, "hard": 100.0}

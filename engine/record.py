@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import RecordError, SetupError
-from engine.events import KALI
-from engine.game import RECORD_FORMAT, Game, PlayedRound, record_dict
-from engine.rules import CARD_VALUES, ROUNDS, Board, leaders
-from engine.setup import Setup, check_players, check_setup, check_track_length
+from kalimambo.engine.errors import RecordError, SetupError
+from kalimambo.engine.events import KALI
+from kalimambo.engine.game import RECORD_FORMAT, Game, PlayedRound, record_dict
+from kalimambo.engine.rules import CARD_VALUES, ROUNDS, Board, leaders
+from kalimambo.engine.setup import Setup, check_players, check_setup, check_track_length
 
 
 @dataclass(frozen=True, slots=True)

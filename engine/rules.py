@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.events import (
+from kalimambo.engine.events import (
     KALI,
     Dung,
     Event,
@@ -30,6 +30,8 @@ ROUNDS = CARD_VALUES
 DUNG_POINTS = 3
 MIN_PLAYERS = 3
 MAX_PLAYERS = 7
+EXPLORER_COLOURS = ("green", "yellow", "violet", "red", "blue", "orange", "natural")
+"""The wooden explorers' colours, one per player, in the order seats are given them."""
 MAX_HEAPS = 6
 DEFAULT_TRACK_LENGTH = 32
 MAX_TRACK_LENGTH = 1000

@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
-from engine.errors import SetupError
-from engine.events import KALI
-from engine.rules import (
+from kalimambo.engine.errors import SetupError
+from kalimambo.engine.events import KALI
+from kalimambo.engine.rules import (
     DEFAULT_TRACK_LENGTH,
     MAX_HEAPS,
     MAX_PLAYERS,
@@ -19,6 +19,8 @@ from engine.rules import (
 
 HEAP_SPACING = 3
 """A generated set-up keeps heaps at least this many spaces apart around the loop."""
+SAMPLE_NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
+"""Player names for made-up games (``kalimambo setup``, tournaments, benchmarks)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +43,8 @@ class Setup:
         return {"rhino": self.rhino, "order": list(self.order), "dung": list(self.dung)}
 
 
-def _is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
+    """A whole number from JSON or TOML: ``True`` is an ``int`` to Python, not to us."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -67,7 +70,7 @@ def check_players(players: object, key: str = "players") -> tuple[str, ...]:
 def check_track_length(length: object, players: int, heaps: int,
                        key: str = "track_length") -> int:
     """The loop must hold every figure, Mambo, a free space and the heaps."""
-    if not _is_int(length):
+    if not is_int(length):
         raise SetupError(f"{key}: must be a whole number of spaces")
     assert isinstance(length, int)
     least = max(players + 3, players + 2 + heaps)
@@ -89,7 +92,7 @@ def check_setup(data: object, players: Sequence[str], track_length: int,
     if not isinstance(data, dict):
         raise SetupError(f"{key}: must be an object with rhino, order and dung")
     rhino = data.get("rhino")
-    if not _is_int(rhino):
+    if not is_int(rhino):
         raise SetupError(f"{key}.rhino: must be a space number")
     assert isinstance(rhino, int)
     if not 0 <= rhino < track_length:
@@ -112,7 +115,7 @@ def check_setup(data: object, players: Sequence[str], track_length: int,
         raise SetupError(f"{key}.dung: {len(dung)} heaps; the game has at most {MAX_HEAPS}")
     occupied = {(rhino + i) % track_length for i in range(len(players) + 2)}
     for i, space in enumerate(dung):
-        if not _is_int(space):
+        if not is_int(space):
             raise SetupError(f"{key}.dung[{i}]: must be a space number")
         if not 0 <= space < track_length:
             raise SetupError(f"{key}.dung[{i}]: {space} is off the track "
@@ -141,8 +144,10 @@ def random_setup(players: Sequence[str], track_length: int = DEFAULT_TRACK_LENGT
     rhino = rng.randrange(track_length)
     order = list(players)
     rng.shuffle(order)
-    # Free spaces run from two ahead of Kali round to just behind Mambo.
-    first_free = rhino + count + 2
+    # Free spaces run from two ahead of Kali (Mambo, the explorers and Kali hold
+    # rhino .. rhino + count + 1; the space right in front of Kali stays clear) round
+    # to just behind Mambo.
+    first_free = rhino + count + 3
     free = track_length - count - 3
     heaps = min(MAX_HEAPS, free)
     dung: list[int] = []

@@ -12,18 +12,84 @@ import atexit
 import importlib
 import logging
 import os
+import platform
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from firmware.board import BoardConfig
-from firmware.scene import RGB
+from kalimambo.firmware.board import BoardConfig
+from kalimambo.firmware.scene import RGB
 
 log = logging.getLogger(__name__)
 
 DEVICE_TREE_MODEL = "/proc/device-tree/model"
+SYSFS_MODEL = "/sys/firmware/devicetree/base/model"
+"""The same file on a Pi; an emulated Pi can fake it with a tmpfs on /sys/firmware."""
+DEV_MEM = "/dev/mem"
+REVISION_FILES = ("/proc/device-tree/system/linux,revision",
+                  "/sys/firmware/devicetree/base/system/linux,revision")
+CPUINFO = "/proc/cpuinfo"
 PI5_MODEL = re.compile(r"Raspberry Pi (5|500|Compute Module 5)\b")
+ARMV6_MODEL = re.compile(r"Raspberry Pi (Model [AB]|Zero(?! 2)|Compute Module( Rev|$))")
+"""Pi 1, Zero, Zero W and the first Compute Module: armv6l, for which rpi-ws281x has
+neither a wheel nor a build that works."""
+
+
+def read_model(model_path: str | Path | None = None) -> str | None:
+    """The device-tree model string ("Raspberry Pi 4 Model B Rev 1.5"), None off a Pi.
+
+    ``model_path`` None reads /proc/device-tree/model, else /sys/firmware/devicetree."""
+    paths = [model_path] if model_path is not None else [DEVICE_TREE_MODEL, SYSFS_MODEL]
+    for path in paths:
+        try:
+            return Path(path).read_bytes().decode("utf-8", "replace").rstrip("\x00\n ")
+        except OSError:
+            continue
+    return None
+
+
+def is_armv6(model: str | None, machine: str | None = None) -> bool:
+    machine = platform.machine() if machine is None else machine
+    return machine == "armv6l" or bool(model and ARMV6_MODEL.match(model))
+
+
+def has_pi_revision(revision_files: Sequence[str | Path] = REVISION_FILES,
+                    cpuinfo: str | Path = CPUINFO) -> bool:
+    """Whether the board revision rpi-ws281x picks its hardware from can be read (the
+    device tree, else a "Revision" line in /proc/cpuinfo): a faked model string alone
+    (an emulated Pi) does not make a Pi."""
+    if any(Path(path).is_file() for path in revision_files):
+        return True
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        return False
+    return any(line.startswith("Revision") for line in text.splitlines())
+
+
+def ws281x_refusal(model: str | None, dev_mem: str | Path = DEV_MEM,
+                   machine: str | None = None, revision: bool | None = None) -> str | None:
+    """Why rpi-ws281x must not be started here, or None on a Pi 1-4 / Zero 2 W with
+    /dev/mem.  Checked before a ``PixelStrip`` is built: one built off a Pi, or never
+    begun, crashes the process at exit."""
+    if model is None or not model.startswith("Raspberry Pi"):
+        return ("this is not a Raspberry Pi (no device-tree model): the ws281x strip "
+                "needs a Pi 1-4 or Zero 2 W (use the sim strip elsewhere)")
+    if PI5_MODEL.search(model):
+        return (f"{model}: rpi-ws281x does not work on a Pi 5; set backend = \"pio\" "
+                "(or \"auto\") in the board file")
+    if is_armv6(model, machine):
+        return (f"{model}: rpi-ws281x is not available for the Pi 1 / Zero / Zero W "
+                "(armv6l); drive the strip from a Pi 2-4, Zero 2 W or Pi 5")
+    if not (has_pi_revision() if revision is None else revision):
+        return (f"{model}: no board revision in the device tree or /proc/cpuinfo, so "
+                "this is not a real Raspberry Pi (an emulated one?): no ws281x strip")
+    if not Path(dev_mem).exists():
+        return f"{dev_mem} is missing: rpi-ws281x needs it on a Pi 1-4"
+    if not os.access(dev_mem, os.R_OK | os.W_OK):
+        return f"{dev_mem}: permission denied (rpi-ws281x on a Pi 1-4 needs root)"
+    return None
 
 
 class BackendError(RuntimeError):
@@ -145,13 +211,22 @@ class Ws281xBackend:
 
     name = "ws281x"
 
-    def __init__(self, board: BoardConfig) -> None:
+    def __init__(self, board: BoardConfig, model_path: str | Path | None = None,
+                 dev_mem: str | Path = DEV_MEM, revision: bool | None = None) -> None:
         self.board = board
+        self.model_path = model_path
+        self.dev_mem = dev_mem
+        self.revision = revision
+        """None: read it (``has_pi_revision``); the tests say True."""
         self.strip: Any = None
         self.module: Any = None
 
     def start(self) -> None:
         board = self.board
+        refusal = ws281x_refusal(read_model(self.model_path), self.dev_mem,
+                                 revision=self.revision)
+        if refusal is not None:
+            raise BackendError(refusal)
         try:
             module = importlib.import_module("rpi_ws281x")
         except ImportError:
@@ -193,22 +268,21 @@ class Ws281xBackend:
                 log.warning("lights: could not blank the strip: %s", error)
 
 
-def detect_backend(model_path: str | Path = DEVICE_TREE_MODEL) -> str:
-    """``pio`` on a Pi 5, ``ws281x`` on other Pis, ``sim`` elsewhere (from the
-    device-tree model string)."""
-    try:
-        model = Path(model_path).read_bytes().decode("utf-8", "replace").rstrip("\x00\n ")
-    except OSError:
+def detect_backend(model_path: str | Path | None = None, machine: str | None = None) -> str:
+    """``pio`` on a Pi 5, ``ws281x`` on the Pis it works on (2-4, Zero 2 W), ``sim``
+    elsewhere, the Pi 1 / Zero / Zero W included (from the device-tree model string)."""
+    model = read_model(model_path)
+    if model is None:
         return "sim"
     if PI5_MODEL.search(model):
         return "pio"
-    if model.startswith("Raspberry Pi"):
+    if model.startswith("Raspberry Pi") and not is_armv6(model, machine):
         return "ws281x"
     return "sim"
 
 
 def make_backend(name: str, board: BoardConfig,
-                 model_path: str | Path = DEVICE_TREE_MODEL) -> Backend:
+                 model_path: str | Path | None = None) -> Backend:
     """A backend by name (``auto`` picks from the device tree); not started yet."""
     if name == "auto":
         name = detect_backend(model_path)
@@ -217,5 +291,5 @@ def make_backend(name: str, board: BoardConfig,
     if name == "pio":
         return PioBackend(board)
     if name == "ws281x":
-        return Ws281xBackend(board)
+        return Ws281xBackend(board, model_path)
     raise ValueError(f"unknown strip backend {name!r} (auto, sim, ws281x or pio)")

@@ -14,12 +14,13 @@ import statistics
 import time
 from typing import Any
 
-from engine import Game, random_setup
-from firmware.board import BoardConfig, parse_board
-from firmware.lights import Lights
+from kalimambo.engine import Game, random_setup
+from kalimambo.engine.rules import EXPLORER_COLOURS
+from kalimambo.engine.setup import SAMPLE_NAMES
+from kalimambo.firmware.board import BoardConfig, parse_board
+from kalimambo.firmware.lights import Lights
 
-PLAYERS = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
-COLOURS = ["green", "yellow", "violet", "red", "blue", "orange", "natural"]
+PLAYERS = list(SAMPLE_NAMES)
 LED_COUNTS = (32, 64, 160)
 
 
@@ -34,7 +35,8 @@ def bench_board(led_count: int, fps: int = 60) -> BoardConfig:
 def _view(game: Game) -> dict[str, Any]:
     return {"phase": "finished" if game.finished else "picking", "game_id": "bench",
             "track_length": game.track_length, "round": game.current_round,
-            "seats": [{"name": n, "colour": c} for n, c in zip(PLAYERS, COLOURS, strict=True)],
+            "seats": [{"name": n, "colour": c}
+                      for n, c in zip(PLAYERS, EXPLORER_COLOURS, strict=True)],
             "rhino": game.board.rhino, "positions": game.positions(),
             "dung": list(game.setup.dung), "history": [{}] * len(game.rounds),
             "winners": game.winners()}

@@ -7,6 +7,7 @@ message naming the key, so ``kalimambo`` can exit 2 with one clear line.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ WS281X_PINS = {10: "SPI", 12: "PWM0", 13: "PWM1", 18: "PWM0", 19: "PWM1", 21: "P
 MAX_LEDS = 2000
 MAX_SPACES = 1000
 BCM_PINS = range(0, 28)
+MAX_FILE_BYTES = 1 << 20
+"""A board file is a few KB (a calibrated map of 2000 LEDs is under 40 KB)."""
 
 Layout = tuple[tuple[int, ...], ...]
 
@@ -116,6 +119,8 @@ def _number(table: Mapping[str, Any], name: str, key: str, default: float, low: 
             high: float, low_open: bool = False) -> float:
     value = table.get(name, default)
     ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if ok and not math.isfinite(value):  # nan and inf pass every comparison check
+        ok = False
     if ok and (value < low or value > high or (low_open and value == low)):
         ok = False
     if not ok:
@@ -320,13 +325,27 @@ def load_board_data(path: str | Path) -> dict[str, Any]:
     name = str(path)
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise BoardFileError(f"{name}: no such board file") from None
+    except IsADirectoryError:
+        raise BoardFileError(f"{name}: is a directory, not a board file") from None
     except OSError as error:
         raise BoardFileError(f"{name}: cannot read it ({error.strerror})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise BoardFileError(f"{name}: too big for a board file (over "
+                             f"{MAX_FILE_BYTES // 1024} KB)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BoardFileError(f"{name}: not a text file (byte {error.start} is not "
+                             "UTF-8)") from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise BoardFileError(f"{name}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise BoardFileError(f"{name}: not valid TOML: nested too deeply") from None
 
 
 def load_board_file(path: str | Path) -> BoardConfig:

@@ -16,7 +16,7 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from firmware.board import BoardConfig, BoardFileError, parse_board
+from kalimambo.firmware.board import BoardConfig, BoardFileError, parse_board
 
 HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$")
 PER_LINE = 8

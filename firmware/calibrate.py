@@ -16,9 +16,9 @@ from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
-from firmware.board import BoardConfig, BoardFileError
-from firmware.boardwrite import write_layout
-from firmware.scene import RGB
+from kalimambo.firmware.board import BoardConfig, BoardFileError
+from kalimambo.firmware.boardwrite import write_layout
+from kalimambo.firmware.scene import RGB
 
 GLOW: RGB = (255, 255, 255)
 DONE: RGB = (0, 40, 0)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from firmware.board import BoardConfig
+from kalimambo.firmware.board import BoardConfig
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +118,8 @@ class Controls:
         self.tonal = board.buzzer_tonal
         self.cue_speed = cue_speed
         self.errors: list[str] = []
+        self.exceptions: list[Exception] = []
+        """What went wrong opening each pin (the agent tells "no GPIO at all" apart)."""
         self._cue_lock = threading.Lock()
         self._tone: Any = None
         hold, long = board.undo_hold_s, board.new_game_hold_s
@@ -160,6 +162,7 @@ class Controls:
     def _failed(self, what: str, error: Exception) -> None:
         message = f"{what}: {error}"
         self.errors.append(message)
+        self.exceptions.append(error)
         log.warning("controls: %s; going on without it", message)
 
     def cue(self, name: str, wait: bool = False) -> None:

@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from firmware.backends import DEVICE_TREE_MODEL, Backend, detect_backend, make_backend
-from firmware.board import BACKENDS, BoardConfig
-from firmware.output import Output
-from firmware.scene import RGB
-from firmware.show import Show
+from kalimambo.firmware.backends import Backend, detect_backend, make_backend
+from kalimambo.firmware.board import BACKENDS, BoardConfig
+from kalimambo.firmware.output import Output
+from kalimambo.firmware.scene import RGB
+from kalimambo.firmware.show import Show
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class Lights:
 
     def __init__(self, board: BoardConfig, strip: str = "auto", *,
                  clock: Callable[[], float] = time.monotonic, run_thread: bool = True,
-                 model_path: str | Path = DEVICE_TREE_MODEL, on_cue: Cue | None = None,
+                 model_path: str | Path | None = None, on_cue: Cue | None = None,
                  backend_factory: Callable[[str, BoardConfig], Backend] | None = None
                  ) -> None:
         if strip not in BACKENDS:

@@ -13,8 +13,8 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
-from firmware.board import BoardConfig
-from firmware.scene import DARK, RGB
+from kalimambo.firmware.board import BoardConfig
+from kalimambo.firmware.scene import DARK, RGB
 
 FULL_WHITE_SUM = 255 * 3
 

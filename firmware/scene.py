@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.events import KALI
+from kalimambo.engine.events import KALI
 
 RGB = tuple[int, int, int]
 DARK: RGB = (0, 0, 0)
@@ -52,12 +52,6 @@ def scale(colour: RGB, factor: float) -> RGB:
     """``colour`` dimmed (or brightened, capped at 255) by ``factor``."""
     r, g, b = colour
     return (min(255, int(r * factor)), min(255, int(g * factor)), min(255, int(b * factor)))
-
-
-def mix(a: RGB, b: RGB, t: float) -> RGB:
-    """The colour ``t`` of the way from ``a`` to ``b``."""
-    return (int(a[0] + (b[0] - a[0]) * t), int(a[1] + (b[1] - a[1]) * t),
-            int(a[2] + (b[2] - a[2]) * t))
 
 
 @dataclass(slots=True)

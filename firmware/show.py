@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from firmware.scene import (
+from kalimambo.firmware.scene import (
     DARK,
     EXPLORER_COLOURS,
     KALI_COLOUR,
@@ -23,7 +23,7 @@ from firmware.scene import (
     scene_from_view,
     seat_colours,
 )
-from firmware.steps import Drawing, Step, rewind, setup_step, steps_from_events
+from kalimambo.firmware.steps import Drawing, Step, rewind, setup_step, steps_from_events
 
 ROUND_BUDGET_S = 15.0
 """A whole round's animation is over within this, however long the pause per event."""

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.events import KALI
-from firmware.scene import (
+from kalimambo.engine.events import KALI
+from kalimambo.firmware.scene import (
     DARK,
     MAMBO_COLOUR,
     RGB,

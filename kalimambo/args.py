@@ -7,10 +7,6 @@ import sys
 from typing import NoReturn
 
 
-class UsageError(Exception):
-    """Bad input on the command line or in a file named there: one line, exit 2."""
-
-
 class Parser(argparse.ArgumentParser):
     """``argparse`` that prints a one-line message instead of usage plus error."""
 

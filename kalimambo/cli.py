@@ -11,11 +11,14 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS = {
-    "serve": ("web.serve", "run the table: web server, game and lights (the default)"),
+    "serve": ("kalimambo.serve_cmd", "run the table: web server, game and lights (the default)"),
     "replay": ("kalimambo.replay_cmd", "replay a game record and print the result as JSON"),
     "setup": ("kalimambo.setup_cmd", "print a legal random set-up as JSON"),
-    "leds": ("firmware.cli", "strip bring-up for builders: test, walk, calibrate, bench"),
+    "lights": ("kalimambo.lights_cmd", "drive the strip, buttons and buzzer for the table "
+                                       "(serve starts one itself)"),
+    "leds": ("kalimambo.leds_cmd", "strip bring-up for builders: test, walk, calibrate, bench"),
     "tournament": ("kalimambo.tournament", "play computer players against each other"),
+    "games": ("kalimambo.games_cmd", "the finished games: export --csv"),
 }
 
 USAGE = "usage: kalimambo [COMMAND] [OPTIONS]   (no command: serve)\n\ncommands:\n" + "".join(

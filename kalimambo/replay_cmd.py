@@ -8,19 +8,25 @@ batches are split across the CPU cores.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
-from engine.errors import RecordError
-from engine.record import parse_record, replay
 from kalimambo.args import Parser, fail
+from kalimambo.engine.errors import RecordError
+from kalimambo.engine.record import parse_record, replay
 from kalimambo.jsonio import JSONError, dumps_line, dumps_pretty, loads
 
 PROG = "kalimambo replay"
 PARALLEL_FROM = 400
 """Below this many lines a second process costs more than it saves."""
+MAX_RECORD_BYTES = 1 << 20
+"""One record (a file, or one line of a batch): a real 12-round record of 7 players is
+about 1 KB, so 1 MB is far beyond any game and refuses junk before it is parsed."""
+MAX_BATCH_BYTES = 64 << 20
+"""A whole ``--jsonl`` batch: some 60,000 games."""
 
 
 class BatchError(Exception):
@@ -115,6 +121,42 @@ def replay_batch(lines: list[bytes], with_events: bool = False,
     return out
 
 
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit >> 10} KB"
+
+
+class TooBig(Exception):
+    """The input is over a limit; read no further."""
+
+
+def read_record(handle: BinaryIO, limit: int = MAX_RECORD_BYTES) -> bytes:
+    """One record's bytes, refused (``TooBig``) as soon as it passes ``limit``."""
+    data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TooBig(f"bigger than {_size(limit)}: not a game record")
+    return data
+
+
+def read_batch(handle: BinaryIO, line_limit: int = MAX_RECORD_BYTES,
+               limit: int = MAX_BATCH_BYTES) -> list[bytes]:
+    """The lines of a batch, read line by line; ``TooBig`` at the first line or byte
+    past a limit, before the rest is read."""
+    lines: list[bytes] = []
+    total = 0
+    while True:
+        line = handle.readline(line_limit + 2)
+        if not line:
+            return lines
+        stripped = line.rstrip(b"\r\n")
+        if len(stripped) > line_limit:
+            raise TooBig(f"line {len(lines) + 1}: bigger than {_size(line_limit)}: "
+                         "not a game record")
+        total += len(line)
+        if total > limit:
+            raise TooBig(f"more than {limit >> 20} MB in one batch: split it")
+        lines.append(stripped)
+
+
 def main(argv: Sequence[str]) -> int:
     parser = Parser(prog=PROG, description="Replay a kalimambo-record/1 game record and "
                     "print the replay result (RECORD.md) as JSON.")
@@ -126,21 +168,26 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--workers", type=int, default=None,
                         help="processes for --jsonl (default: one per CPU core)")
     args = parser.parse_args(argv)
+    where = "standard input" if args.file == "-" else args.file
     try:
-        if args.file == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(args.file, "rb") as handle:
-                data = handle.read()
+        with contextlib.ExitStack() as stack:
+            handle: BinaryIO = sys.stdin.buffer if args.file == "-" else \
+                stack.enter_context(open(args.file, "rb"))
+            lines = read_batch(handle) if args.jsonl else None
+            data = read_record(handle) if lines is None else b""
+    except TooBig as error:
+        return fail(PROG, f"{where}: {error}")
+    except IsADirectoryError:
+        return fail(PROG, f"cannot read {args.file}: it is a directory")
     except OSError as error:
         return fail(PROG, f"cannot read {args.file}: {error.strerror}")
     try:
-        if args.jsonl:
-            results = replay_batch(data.splitlines(), args.events, args.workers)
+        if lines is not None:
+            results = replay_batch(lines, args.events, args.workers)
             sys.stdout.buffer.write(b"".join(result + b"\n" for result in results))
         else:
             sys.stdout.buffer.write(dumps_pretty(replay_text(data, args.events)) + b"\n")
     except (RecordError, JSONError, BatchError) as error:
-        return fail(PROG, str(error))
+        return fail(PROG, f"{where}: {error}")
     sys.stdout.flush()
     return 0

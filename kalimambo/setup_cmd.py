@@ -10,15 +10,14 @@ import random
 import sys
 from collections.abc import Sequence
 
-from engine.errors import SetupError
-from engine.game import RECORD_FORMAT
-from engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
-from engine.setup import check_players, random_setup
 from kalimambo.args import Parser, fail
+from kalimambo.engine.errors import SetupError
+from kalimambo.engine.game import record_dict
+from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
+from kalimambo.engine.setup import SAMPLE_NAMES, check_players, random_setup
 from kalimambo.jsonio import dumps_pretty
 
 PROG = "kalimambo setup"
-DEFAULT_NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
 
 
 def main(argv: Sequence[str]) -> int:
@@ -36,7 +35,7 @@ def main(argv: Sequence[str]) -> int:
         return fail(PROG, f"--players {args.players}: the game takes "
                     f"{MIN_PLAYERS} to {MAX_PLAYERS} players")
     names = (args.names.split(",") if args.names is not None
-             else list(DEFAULT_NAMES[:args.players]))
+             else list(SAMPLE_NAMES[:args.players]))
     if len(names) != args.players:
         return fail(PROG, f"--names gives {len(names)} names for {args.players} players")
     try:
@@ -44,7 +43,6 @@ def main(argv: Sequence[str]) -> int:
         setup = random_setup(players, args.track, random.Random(args.seed))
     except SetupError as error:
         return fail(PROG, str(error).replace("track_length", "--track"))
-    record = {"format": RECORD_FORMAT, "track_length": args.track, "players": list(players),
-              "setup": setup.to_dict(), "rounds": []}
+    record = record_dict(players, args.track, setup, [])
     sys.stdout.buffer.write(dumps_pretty(record) + b"\n")
     return 0

@@ -18,15 +18,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.game import Game, shuffled_deck
-from engine.players import LEVELS, decide
-from engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
-from engine.setup import random_setup
 from kalimambo.args import Parser, fail
+from kalimambo.engine.game import Game, shuffled_deck
+from kalimambo.engine.players import LEVELS, decide
+from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
+from kalimambo.engine.setup import SAMPLE_NAMES, random_setup
 from kalimambo.jsonio import dumps_pretty
 
 PROG = "kalimambo tournament"
-NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
 Z95 = 1.959963984540054
 
 
@@ -55,7 +54,7 @@ class GameResult:
 def deal(plan: Plan, number: int) -> Game:
     """Deal ``number``: the same set-up and Kali deck whoever sits where."""
     rng = random.Random(f"{plan.seed}|deal|{number}")
-    names = NAMES[:plan.players]
+    names = SAMPLE_NAMES[:plan.players]
     setup = random_setup(names, plan.track, rng)
     return Game(names, setup, plan.track, kali_deck=shuffled_deck(rng.randrange(2**32)))
 

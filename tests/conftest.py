@@ -1,14 +1,19 @@
-"""Shared fixtures for the table's tests.
+"""Shared fixtures and markers for the table's tests.
 
 - ``app`` / ``client``: the Flask app on a temporary data dir (bots and hints run
   inline, so every test is deterministic), and its test client.
 - ``host_token``: logs in as host on that client (PIN 1234).
 - ``start_server``: a factory for a real ``kalimambo serve`` process on a free port
-  (gunicorn + gevent, simulated strip), waited for until it answers; killed at the end.
-- ``server``: one such process, started.
+  (gunicorn + gevent, simulated strip), waited for until it answers, stopped at the end.
+- ``server``: one such process, started (the browser tests use it too).
 - ``browser``: Debian's chromium through Playwright, shared by every browser test.
 - ``http``: a tiny JSON client for a real server: ``http(method, url, body, token)``
   returns ``(status, json)``.
+
+Markers (registered in pyproject.toml): ``browser`` for every test under
+tests/browser/ or using the ``browser`` fixture; ``slow`` for the other tests that
+take seconds (a real server, setup.sh runs, whole-tree lint...). While working, run
+``pytest -m "not browser and not slow"``; the whole suite is the CI command.
 """
 
 from __future__ import annotations
@@ -31,11 +36,47 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN = "1234"
+HOST_PIN = PIN
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+READY_S = 60.0
+"""Ceiling for a server to answer after start (it usually takes about a second)."""
+STOP_S = 30.0
+"""Ceiling for a server to exit after a signal, before it is killed outright."""
+
+BROWSER_DIR = ROOT / "tests" / "browser"
+REAL_SERVER_FIXTURES = {"server", "start_server"}
+SLOW_MODULES = {
+    "test_setup_sh.py": "runs setup.sh (bash, apt and pip stand-ins) against fake Pi "
+                        "roots: 1-3 s a test",
+}
 
 HttpResult = tuple[int, Any]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark browser tests and tests that take seconds, so the fast tier can skip them."""
+    for item in items:
+        path = Path(str(item.path))
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if path.is_relative_to(BROWSER_DIR) or "browser" in fixtures:
+            item.add_marker(pytest.mark.browser)
+        elif fixtures & REAL_SERVER_FIXTURES or path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
+def group_running(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` that still run (zombies do not count)."""
+    running = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            running.append(int(stat.parent.name))
+    return running
 
 
 def free_port() -> int:
@@ -46,7 +87,7 @@ def free_port() -> int:
 
 
 def http(method: str, url: str, body: Any = None, token: str | None = None,
-         timeout: float = 10.0) -> HttpResult:
+         timeout: float = 30.0) -> HttpResult:
     """One JSON request; answers ``(status, parsed body)`` for 2xx and 4xx alike."""
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, method=method)
@@ -62,14 +103,22 @@ def http(method: str, url: str, body: Any = None, token: str | None = None,
 
 
 class ServerProcess:
-    """``kalimambo serve`` as a real process (its own session, so it dies whole)."""
+    """``kalimambo serve`` as a real process in its own session (so it stops whole).
+
+    Started by polling ``/api/v1/state`` until it answers; stopped with SIGINT,
+    which gunicorn treats as "stop now" (SIGTERM would first wait up to its
+    graceful timeout for open event streams: 3 s for every test with a page open).
+    """
 
     def __init__(self, data_dir: Path, port: int | None = None, pin: str = PIN,
-                 extra: tuple[str, ...] = ()) -> None:
+                 extra: tuple[str, ...] = (), env: dict[str, str] | None = None,
+                 strip: tuple[str, ...] = ("--strip", "sim")) -> None:
         self.data_dir = data_dir
         self.port = port or free_port()
         self.pin = pin
         self.extra = extra
+        self.env = env or {}
+        self.strip = strip
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = data_dir.parent / f"server-{self.port}.log"
 
@@ -77,11 +126,12 @@ class ServerProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> ServerProcess:
+    def start(self, timeout: float = READY_S) -> ServerProcess:
+        """Start (or start again, on the same port and data) and wait until it answers."""
         command = [sys.executable, "-m", "kalimambo", "serve", "--host", "127.0.0.1",
                    "--port", str(self.port), "--data-dir", str(self.data_dir),
-                   "--host-pin", self.pin, "--strip", "sim", *self.extra]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+                   "--host-pin", self.pin, *self.strip, *self.extra]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, env=env,
                                          start_new_session=True)
@@ -91,53 +141,91 @@ class ServerProcess:
                 raise RuntimeError(f"server exited with {self.proc.returncode}: "
                                    + self.log.read_text(errors="replace")[-2000:])
             try:
-                status, _ = http("GET", f"{self.url}/api/v1/state", timeout=2.0)
+                status, _ = http("GET", f"{self.url}/api/v1/state", timeout=5.0)
                 if status == 200:
                     return self
             except OSError:
                 pass
             time.sleep(0.05)
-        self.kill()
-        raise RuntimeError("server did not answer in time: "
+        self.stop(signal.SIGKILL)
+        raise RuntimeError(f"server did not answer within {timeout} s: "
                            + self.log.read_text(errors="replace")[-2000:])
 
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        """Signal the whole process group (gunicorn master and worker) and reap it."""
+    def stop(self, sig: int = signal.SIGINT) -> None:
+        """Signal the whole process group (gunicorn master and worker) and reap it.
+
+        SIGINT: gunicorn's immediate stop (the default); SIGKILL: a pulled plug.
+        A server still there after ``STOP_S`` is killed outright.
+        """
         if self.proc is None:
             return
         if self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, sig)
         try:
-            self.proc.wait(timeout=15)
+            self.proc.wait(timeout=STOP_S)
         except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=15)
-        # The worker may outlive the master by a moment: wait until the port is free.
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    pass
-            except OSError:
-                break
-            time.sleep(0.05)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=STOP_S)
+        # The master is reaped; a worker killed with it (SIGKILL) may still be dying:
+        # wait until nothing of the group runs, so the port and data dir are free.
+        deadline = time.monotonic() + STOP_S
+        while group_running(self.proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
         self.proc = None
 
-    def worker_pids(self) -> list[int]:
-        """The gunicorn worker(s): children of the master."""
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        """A pulled plug: the whole group at once, nothing saved on the way out."""
+        self.stop(sig)
+
+    def children(self) -> list[int]:
+        """The master's children: the gunicorn worker and the lights process."""
         if self.proc is None:
             return []
-        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
-        try:
-            return [int(pid) for pid in children.read_text().split()]
-        except OSError:
-            return []
+        found: list[int] = []
+        for task in Path(f"/proc/{self.proc.pid}/task").glob("*"):
+            try:
+                found += [int(pid) for pid in (task / "children").read_text().split()]
+            except OSError:
+                continue
+        return found
+
+    def worker_pids(self) -> list[int]:
+        """The gunicorn worker(s): the master's forks (the same command line)."""
+        return [pid for pid in self.children() if b"\0serve\0" in _cmdline(pid)]
+
+    def lights_pids(self) -> list[int]:
+        """The supervised ``kalimambo lights`` child (``--lights child``)."""
+        return [pid for pid in self.children() if b"\0lights\0" in _cmdline(pid)]
+
+    # -- a small client for set-up and checks -------------------------------------
+    def call(self, method: str, path: str, body: Any = None,
+             token: str | None = None) -> Any:
+        """``/api/v1<path>``; the parsed answer, or AssertionError for a refusal."""
+        status, answer = http(method, f"{self.url}/api/v1{path}", body, token)
+        assert status < 400, f"{method} {path}: {status} {answer}"
+        return answer
+
+    def state(self) -> dict[str, Any]:
+        view: dict[str, Any] = self.call("GET", "/state")
+        return view
+
+    def host_token(self) -> str:
+        token: str = self.call("POST", "/host", {"pin": self.pin})["token"]
+        return token
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[Any]:
-    from web.app import create_app
+    from kalimambo.web.app import create_app
 
     app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": PIN,
                       "STRIP": "sim", "RUNNER": "inline",
@@ -164,14 +252,14 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     started: list[ServerProcess] = []
 
     def start(data_dir: Path | None = None, port: int | None = None,
-              extra: tuple[str, ...] = ()) -> ServerProcess:
-        server = ServerProcess(data_dir or tmp_path / "data", port, extra=extra)
+              extra: tuple[str, ...] = (), **options: Any) -> ServerProcess:
+        server = ServerProcess(data_dir or tmp_path / "data", port, extra=extra, **options)
         started.append(server)
         return server.start()
 
     yield start
     for server in started:
-        server.kill()
+        server.stop()
 
 
 @pytest.fixture

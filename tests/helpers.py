@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine import RECORD_FORMAT, Game, parse_record, random_setup
-from engine.rules import CARD_VALUES
+from kalimambo.engine import RECORD_FORMAT, Game, parse_record, random_setup
+from kalimambo.engine.rules import CARD_VALUES
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_VECTORS = ROOT.parent / "shared" / "vectors"
@@ -46,8 +46,12 @@ def random_record(rng: random.Random, players: int, track_length: int = 32,
     }
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    """Poll ``condition`` until it holds or ``timeout`` seconds pass; its last answer."""
+def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
+    """Poll ``condition`` until it holds or ``timeout`` seconds pass; its last answer.
+
+    The ceiling is generous on purpose: a condition that holds returns at once, and a
+    machine busy with a second test run can take seconds for what is instant alone.
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,15 +11,17 @@ from typing import Any
 
 import pytest
 
-from firmware.backends import (
+from kalimambo.firmware.backends import (
     BackendError,
     PioBackend,
     SimBackend,
     Ws281xBackend,
     detect_backend,
+    has_pi_revision,
     make_backend,
+    ws281x_refusal,
 )
-from firmware.board import BoardConfig, parse_board
+from kalimambo.firmware.board import BoardConfig, parse_board
 from tests.firmware_fakes import fake_ws281x
 
 FRAME = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (1, 2, 3)]
@@ -68,6 +71,15 @@ def fake_rpi(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     fake_ws281x.reset()
 
 
+@pytest.fixture
+def pi4(tmp_path: Path) -> tuple[Path, Path, bool]:
+    """A device-tree model file saying Pi 4, a stand-in for /dev/mem, a board revision."""
+    model, mem = tmp_path / "model", tmp_path / "mem"
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
+    mem.write_bytes(b"")
+    return model, mem, True
+
+
 @pytest.mark.usefixtures("fake_rpi")
 @pytest.mark.parametrize(("order", "strip_type", "constant"), [
     ("GRB", "ws2812", fake_ws281x.ws.WS2811_STRIP_GRB),
@@ -75,9 +87,10 @@ def fake_rpi(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     ("BRG", "sk6812", fake_ws281x.ws.WS2811_STRIP_BRG),
     ("GRB", "sk6812w", fake_ws281x.ws.SK6812_STRIP_GRBW),
 ])
-def test_ws281x_builds_begins_and_shows(order: str, strip_type: str, constant: int) -> None:
+def test_ws281x_builds_begins_and_shows(order: str, strip_type: str, constant: int,
+                                       pi4: tuple[Path, Path, bool]) -> None:
     board = board_for(colour_order=order, strip_type=strip_type, gpio=21, dma=10)
-    backend = Ws281xBackend(board)
+    backend = Ws281xBackend(board, *pi4)
     backend.start()
     (strip,) = fake_ws281x.instances
     # count, pin, frequency, DMA, invert, brightness (full: we scale), channel, strip type
@@ -92,21 +105,74 @@ def test_ws281x_builds_begins_and_shows(order: str, strip_type: str, constant: i
 
 @pytest.mark.usefixtures("fake_rpi")
 def test_ws281x_failed_begin_is_an_error_and_disarms_the_exit_crash(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, pi4: tuple[Path, Path, bool]) -> None:
     fake_ws281x.fail_begin = "ws2811_init failed with code -3"
     unregistered: list[object] = []
     monkeypatch.setattr(atexit, "unregister", unregistered.append)
-    backend = Ws281xBackend(board_for())
+    backend = Ws281xBackend(board_for(), *pi4)
     with pytest.raises(BackendError, match="code -3"):
         backend.start()
     (strip,) = fake_ws281x.instances
     assert unregistered == [strip._cleanup]
 
 
-def test_ws281x_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ws281x_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                    pi4: tuple[Path, Path, bool]) -> None:
     monkeypatch.setitem(sys.modules, "rpi_ws281x", None)  # import fails
     with pytest.raises(BackendError, match="rpi-ws281x is not installed"):
-        Ws281xBackend(board_for()).start()
+        Ws281xBackend(board_for(), *pi4).start()
+
+
+@pytest.mark.usefixtures("fake_rpi")
+@pytest.mark.parametrize(("model", "machine", "words"), [
+    (None, "x86_64", "not a Raspberry Pi"),
+    (b"Pine64 RockPro64\x00", "aarch64", "not a Raspberry Pi"),
+    (b"Raspberry Pi 5 Model B Rev 1.0\x00", "aarch64", "pio"),
+    (b"Raspberry Pi Zero W Rev 1.1\x00", "armv6l", "armv6l"),
+    (b"Raspberry Pi Model B Plus Rev 1.2\x00", "armv6l", "Pi 1 / Zero / Zero W"),
+    (b"Raspberry Pi Zero Rev 1.3\x00", "aarch64", "armv6l"),  # by name, whatever the OS
+    (b"Raspberry Pi 3 Model B Rev 1.2\x00", "armv6l", "armv6l"),  # an armv6l OS on a Pi 3
+])
+def test_ws281x_is_refused_where_it_cannot_work_and_no_strip_is_built(
+        tmp_path: Path, model: bytes | None, machine: str, words: str) -> None:
+    """Off a Pi 1-4 / Zero 2 W no PixelStrip is ever built (one built there crashes the
+    process at exit): a clear error instead."""
+    path, mem = tmp_path / "model", tmp_path / "mem"
+    mem.write_bytes(b"")
+    if model is not None:
+        path.write_bytes(model)
+    text = model.decode().rstrip("\x00") if model else None
+    refusal = ws281x_refusal(text, mem, machine, revision=True)
+    assert refusal is not None and words in refusal
+    if machine == "x86_64":  # this machine: the backend itself refuses the same way
+        with pytest.raises(BackendError, match=words):
+            Ws281xBackend(board_for(), path, mem).start()
+    assert fake_ws281x.instances == []
+
+
+def test_ws281x_needs_dev_mem_and_a_real_board_revision(tmp_path: Path) -> None:
+    model = "Raspberry Pi 4 Model B Rev 1.5"
+    refusal = ws281x_refusal(model, tmp_path / "no-mem", "aarch64", revision=True)
+    assert refusal is not None and "missing" in refusal
+    mem = tmp_path / "mem"
+    mem.write_bytes(b"")
+    assert ws281x_refusal(model, mem, "aarch64", revision=True) is None
+    refusal = ws281x_refusal(model, mem, "aarch64", revision=False)  # a faked model only
+    assert refusal is not None and "not a real Raspberry Pi" in refusal
+    mem.chmod(0o400)
+    if not os.access(mem, os.W_OK):  # root can write anyway
+        refusal = ws281x_refusal(model, mem, "aarch64", revision=True)
+        assert refusal is not None and "root" in refusal
+
+
+def test_the_board_revision_comes_from_the_device_tree_or_cpuinfo(tmp_path: Path) -> None:
+    tree, cpuinfo = tmp_path / "linux,revision", tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nBogoMIPS\t: 108.00\n")
+    assert not has_pi_revision([tree], cpuinfo)  # this machine's kind of cpuinfo
+    cpuinfo.write_text("processor\t: 0\nRevision\t: c03115\nSerial\t: 100000001\n")
+    assert has_pi_revision([tree], cpuinfo)
+    tree.write_bytes(b"\x00\xc0\x31\x15")
+    assert has_pi_revision([tree], tmp_path / "none")
 
 
 # -- auto --------------------------------------------------------------------------
@@ -119,6 +185,8 @@ def test_ws281x_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPa
     (b"Raspberry Pi Zero 2 W Rev 1.0\x00", "ws281x"),
     (b"Raspberry Pi 3 Model B Plus Rev 1.3\x00", "ws281x"),
     (b"Raspberry Pi 50\x00", "ws281x"),
+    (b"Raspberry Pi Zero W Rev 1.1\x00", "sim"),  # armv6l: no rpi-ws281x
+    (b"Raspberry Pi Model B Plus Rev 1.2\x00", "sim"),
     (b"Pine64 RockPro64\x00", "sim"),
 ])
 def test_auto_picks_from_the_device_tree(tmp_path: Path, model: bytes, expected: str) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.board import (
+from kalimambo.firmware.board import (
     BoardFileError,
     default_board,
     helper_layout,

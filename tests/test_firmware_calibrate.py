@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from firmware.board import BoardFileError, load_board_file, parse_board
-from firmware.boardwrite import with_layout, write_layout
-from firmware.calibrate import DONE, GLOW, Calibration, create_calibrate_app
-from firmware.scene import RGB
+from kalimambo.firmware.board import BoardFileError, load_board_file, parse_board
+from kalimambo.firmware.boardwrite import with_layout, write_layout
+from kalimambo.firmware.calibrate import DONE, GLOW, Calibration, create_calibrate_app
+from kalimambo.firmware.scene import RGB
 
 BOARD_TEXT = textwrap.dedent("""\
     # Ana's board: strip starts at space 3 and runs backwards

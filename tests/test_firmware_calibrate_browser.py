@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from firmware.board import load_board_file, parse_board
-from firmware.calibrate import Calibration, create_calibrate_app
+from kalimambo.firmware.board import load_board_file, parse_board
+from kalimambo.firmware.calibrate import Calibration, create_calibrate_app
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
@@ -74,3 +74,23 @@ def test_tapping_the_ring_on_a_phone_calibrates_the_board(
     assert board.layout == ((8,), (7,), (6,), (5,), (3,), (2,), (1,), (0,))
     assert "# keep this comment" in path.read_text()
     assert session.saved
+
+
+def test_calibrate_page_passes_axe(served: tuple[str, Calibration, Path], browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    from tests.browser.play import axe
+
+    url, _session, _path = served
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    try:
+        page: Any = context.new_page()
+        page.goto(url)
+        expect(page.locator("#prompt")).to_contain_text("LED 0 of 9")
+        found = axe(page, "calibrate")
+        page.locator("g.space[aria-label='space 3']").click()
+        expect(page.locator("#prompt")).to_contain_text("LED 1 of 9")
+        found += axe(page, "calibrate, one LED answered")
+    finally:
+        context.close()
+    assert not found, "\n".join(found)

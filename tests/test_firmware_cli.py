@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-import firmware.lights
-from firmware.board import load_board_file
-from firmware.cli import main
+from kalimambo.firmware import lights as firmware_lights
+from kalimambo.firmware.board import load_board_file
+from kalimambo.leds_cmd import main
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -64,7 +64,7 @@ def test_bad_input_is_one_line_exit_2_before_any_hardware(
     def no_hardware(*args: Any) -> Any:
         raise AssertionError("a strip was opened")
 
-    monkeypatch.setattr(firmware.lights, "make_backend", no_hardware)
+    monkeypatch.setattr(firmware_lights, "make_backend", no_hardware)
     files = {"missing": str(tmp_path / "none.toml"),
              "bad": str(board_file(tmp_path, "[strip]\ngamma = 0.5\n", "bad.toml")),
              "long": str(board_file(tmp_path, "[layout]\nleds_per_space = 2\n", "long.toml"))}
@@ -128,29 +128,33 @@ def test_bench_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -> None
     assert figures["animation_60fps"]["160"]["frames_per_second"] > 0
 
 
-def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path, stop: int) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     path = tmp_path / "board.toml"
     path.write_text("# mine\n[track]\nspaces = 4\n")
+    # Started as a shell starts a background job: with SIGINT ignored. Ctrl-C (and
+    # SIGTERM) must still stop it: it once ran on, and a suite run with '&' timed out.
     process = subprocess.Popen(
         [sys.executable, "-m", "kalimambo", "leds", "--strip", "sim", "--leds", "4",
          "--config", str(path), "calibrate", "--port", str(port), "--bind", "127.0.0.1"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     base = f"http://127.0.0.1:{port}/"
 
     def post(what: str, body: dict[str, Any]) -> Any:
         request = urllib.request.Request(base + "api/" + what, json.dumps(body).encode(),
                                          {"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
 
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:
             try:
-                with urllib.request.urlopen(base, timeout=2) as response:
+                with urllib.request.urlopen(base, timeout=5) as response:
                     assert b"Calibrate the strip" in response.read()
                 break
             except OSError:
@@ -161,8 +165,14 @@ def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path) -> None:
             state = post("mark", {"space": space})
         assert state["done"] and post("save", {})["saved"]
     finally:
-        os.killpg(process.pid, signal.SIGINT)
-        output = process.communicate(timeout=10)[0].decode()
+        os.killpg(process.pid, stop)
+        try:  # a generous ceiling: a busy machine is slow, but the signal must end it
+            output = process.communicate(timeout=60)[0].decode()
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            pytest.fail(f"calibrate was still running 60 s after {signal.Signals(stop).name}")
+    assert process.returncode == 0
     assert f"Open http://127.0.0.1:{port}/ on your phone" in output
     assert load_board_file(path).layout == ((3,), (2,), (1,), (0,))
     assert path.read_text().startswith("# mine\n")

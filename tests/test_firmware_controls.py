@@ -9,10 +9,10 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from engine import Game, Setup
-from firmware.board import parse_board
-from firmware.controls import CUES, Controls
-from firmware.lights import create_lights
+from kalimambo.engine import Game, Setup
+from kalimambo.firmware.board import parse_board
+from kalimambo.firmware.controls import CUES, Controls
+from kalimambo.firmware.lights import create_lights
 from tests.helpers import wait_for
 
 PLAYERS = ["Ana", "Ben", "Caro"]

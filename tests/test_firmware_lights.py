@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from firmware.backends import SimBackend
-from firmware.board import BoardConfig, default_board
-from firmware.lights import Lights, create_lights
-from firmware.scene import RGB
+from kalimambo.firmware.backends import SimBackend
+from kalimambo.firmware.board import BoardConfig, default_board
+from kalimambo.firmware.lights import Lights, create_lights
+from kalimambo.firmware.scene import RGB
 from tests.helpers import wait_for
 
 VIEW: dict[str, Any] = {"phase": "picking", "track_length": 32, "game_id": "g", "history": [{}],

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from engine import Game, Setup
-from firmware.scene import (
+from kalimambo.engine import Game, Setup
+from kalimambo.firmware.scene import (
     DARK,
     DUNG_COLOUR,
     EXPLORER_COLOURS,
@@ -21,8 +21,8 @@ from firmware.scene import (
     RGB,
     SPLAT_COLOUR,
 )
-from firmware.show import ROUND_BUDGET_S, Show
-from firmware.steps import IMPACT, WHITE
+from kalimambo.firmware.show import ROUND_BUDGET_S, Show
+from kalimambo.firmware.steps import IMPACT, WHITE
 
 PLAYERS = ["Ana", "Ben", "Caro"]
 SEAT_COLOURS = ["green", "yellow", "red"]

@@ -1,18 +1,21 @@
-"""The lights inside the table: after the host starts a game, GET /api/v1/leds on the
-simulated strip shows every figure, Mambo and every heap, explorers in distinct colours."""
+"""The table and the lights together (the real agent on a real socket, in one process):
+after the host starts a game, GET /api/v1/leds on the simulated strip shows every figure,
+Mambo and every heap, explorers in distinct colours."""
 
 from __future__ import annotations
 
-import importlib.util
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("web.app") is None,
-                                reason="web.app (the table service) is not there yet")
-
-NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
+from kalimambo.engine.setup import SAMPLE_NAMES as NAMES
+from kalimambo.firmware.agent import LightsAgent
+from kalimambo.firmware.board import default_board
+from kalimambo.web.app import create_app
+from tests.helpers import wait_for
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -29,9 +32,23 @@ def leds_when(client: Any, condition: Any, timeout: float = 10.0) -> list[tuple[
         time.sleep(0.02)
 
 
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    path = str(tmp_path / "lights.sock")
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"),
+                      "HOST_PIN": "1234", "RUNNER": "inline", "LIGHTS_SOCKET": path,
+                      "JOIN_URL": "http://192.0.2.10:8000/"})
+    agent = LightsAgent(default_board(), "sim", path).start()
+    client = app.test_client()
+    assert wait_for(lambda: client.get("/api/v1/state").json["lights"]["ok"], timeout=10)
+    yield client
+    agent.close()
+    app.extensions["kalimambo"].close()
+
+
 @pytest.mark.parametrize("players", [3, 7])
-def test_after_start_the_strip_shows_every_piece(client: Any, host_token: str,
-                                                 players: int) -> None:
+def test_after_start_the_strip_shows_every_piece(client: Any, players: int) -> None:
+    host_token = client.post("/api/v1/host", json={"pin": "1234"}).json["token"]
     for name in NAMES[:players]:
         assert client.post("/api/v1/join", json={"name": name}).status_code == 201
     response = client.post("/api/v1/host/start", json={}, headers=bearer(host_token))

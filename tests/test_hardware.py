@@ -64,9 +64,9 @@ def test_board_file_follows_the_contract(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(BOARDS))
 def test_board_file_loads_with_the_firmware(name: str) -> None:
-    board_module = pytest.importorskip("firmware.board")
+    board_module = pytest.importorskip("kalimambo.firmware.board")
     if not hasattr(board_module, "load_board_file"):
-        pytest.skip("firmware.board.load_board_file is not written yet (checked against "
+        pytest.skip("kalimambo.firmware.board.load_board_file is not written yet (checked against "
                     "the contract by the test above)")
     board = board_module.load_board_file(HARDWARE / "boards" / name)
     want = BOARDS[name]
@@ -80,9 +80,9 @@ def test_board_file_loads_with_the_firmware(name: str) -> None:
 
 def test_firmware_refuses_a_broken_copy(tmp_path: Path) -> None:
     """The examples are only proof of anything if the loader can also say no."""
-    board_module = pytest.importorskip("firmware.board")
+    board_module = pytest.importorskip("kalimambo.firmware.board")
     if not hasattr(board_module, "load_board_file"):
-        pytest.skip("firmware.board.load_board_file is not written yet")
+        pytest.skip("kalimambo.firmware.board.load_board_file is not written yet")
     text = (HARDWARE / "boards" / "pi4-gpio18.toml").read_text()
     broken = tmp_path / "board.toml"
     broken.write_text(text.replace('backend = "ws281x"', 'backend = "neopixel"'))

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import ROOT
 
 BIN = Path(sys.executable).parent
@@ -23,6 +25,7 @@ def test_ruff_is_clean() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow  # mypy over the whole tree, without its cache: about 10 s
 def test_mypy_is_clean() -> None:
     done = subprocess.run([tool("mypy"), "--no-incremental"], cwd=ROOT, capture_output=True,
                           text=True, timeout=600)

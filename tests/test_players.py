@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Game, PlayError, random_setup
-from engine.ai_search import MEDIUM_WORK, iterations_for
-from engine.players import LEVELS, Suggestion, choose_card, decide, suggest
+from kalimambo.engine import Game, PlayError, random_setup
+from kalimambo.engine.ai_search import MEDIUM_WORK, iterations_for
+from kalimambo.engine.players import LEVELS, Suggestion, choose_card, decide, suggest
 
 NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
 HINT_CODES = {"only_card", "escape_rhino", "avoid_dung", "avoid_kali", "safe_now",
@@ -77,6 +77,7 @@ def test_the_order_of_kalis_deck_is_not_used(level: str) -> None:
     assert (first.card, first.scores) == (second.card, second.scores)
 
 
+@pytest.mark.slow  # two whole games with every level searching at leisure: 3-4 s
 def test_the_same_seed_gives_the_same_games() -> None:
     levels = ["hard", "medium", "easy", "random"]
     assert play_game(levels, 11) == play_game(levels, 11)

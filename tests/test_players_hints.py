@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from engine.ai_hint import explain
-from engine.ai_round import exposure, quick_scores
-from engine.ai_search import opponent_model
-from engine.ai_view import PublicView
-from engine.rules import Board
+from kalimambo.engine.ai_hint import explain
+from kalimambo.engine.ai_round import exposure, quick_scores
+from kalimambo.engine.ai_search import opponent_model
+from kalimambo.engine.ai_view import PublicView
+from kalimambo.engine.rules import Board
 
 FULL = tuple(range(12))
 

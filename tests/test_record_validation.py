@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine import RecordError, parse_record, replay
+from kalimambo.engine import RecordError, parse_record, replay
 from tests.helpers import ROOT
 
 Record = dict[str, Any]
@@ -184,7 +184,7 @@ def test_the_lean_and_the_careful_round_checks_agree() -> None:
     """Good rounds take a fast path; it must accept exactly what the careful one does."""
     import random
 
-    from engine.record import _rounds_checked, _rounds_fast
+    from kalimambo.engine.record import _rounds_checked, _rounds_fast
     from tests.helpers import random_record
 
     rng = random.Random(5)

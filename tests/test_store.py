@@ -6,8 +6,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from web.app import create_app
-from web.store import Store
+from kalimambo.web.app import create_app
+from kalimambo.web.store import Store
 
 NAMES = ["Ana", "Ben", "Caro"]
 
@@ -71,15 +71,21 @@ def test_reopening_restores_everything(tmp_path: Path) -> None:
     again.extensions["kalimambo"].close()
 
 
-def test_generated_pin_is_made_once_and_kept(tmp_path: Path) -> None:
+def test_generated_host_key_is_made_once_and_kept(tmp_path: Path) -> None:
     data = tmp_path / "data"
+    away = {"REMOTE_ADDR": "192.168.1.20"}
     first = create_app({"DATA_DIR": str(data), "RUNNER": "inline"})
-    pin = first.extensions["kalimambo"].pin
+    key = first.extensions["kalimambo"].table.host.key
+    assert first.extensions["kalimambo"].pin is None
     first.extensions["kalimambo"].close()
-    assert pin.isdigit() and len(pin) == 4
+    assert len(key) >= 24
     second = create_app({"DATA_DIR": str(data), "RUNNER": "inline"})
-    assert second.extensions["kalimambo"].pin == pin
-    assert second.test_client().post("/api/v1/host", json={"pin": pin}).status_code == 200
+    assert second.extensions["kalimambo"].table.host.key == key
+    client = second.test_client()
+    assert client.post("/api/v1/host", json={"key": key}, environ_base=away).status_code == 200
+    assert client.post("/api/v1/host", json={"pin": key}, environ_base=away).status_code == 200
+    assert client.post("/api/v1/host", json={"pin": "0000"},
+                       environ_base=away).status_code == 403
     second.extensions["kalimambo"].close()
 
 

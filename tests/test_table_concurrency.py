@@ -6,7 +6,7 @@ import random
 import threading
 from typing import Any
 
-from web.table import Change
+from kalimambo.web.table import Change
 
 NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
 

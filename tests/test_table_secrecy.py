@@ -82,7 +82,7 @@ def test_seat_entries_hold_only_whether(client: Any, host_token: str) -> None:
     tokens = setup_table(client, host_token)
     client.post("/api/v1/pick", json={"round": 1, "card": 7}, headers=bearer(tokens["Ana"]))
     seat = client.get("/api/v1/state").json["seats"][0]
-    assert set(seat) == {"name", "colour", "bot", "bot_level", "hosted", "connected",
+    assert set(seat) == {"id", "name", "colour", "bot", "bot_level", "hosted", "connected",
                          "picked", "minus_points"}
     assert client.get("/api/v1/record").json["rounds"] == []
 

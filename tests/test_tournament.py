@@ -19,6 +19,7 @@ def tournament(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=240, check=False)
 
 
+@pytest.mark.slow  # six games of a searching player on two processes: about 3 s
 def test_a_small_tournament_prints_sane_json() -> None:
     done = tournament("--players", "3", "--games", "6", "--seed", "7", "--seat", "medium",
                       "--opponents", "random", "--workers", "2", "--json")

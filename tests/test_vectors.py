@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import parse_record, replay
+from kalimambo.engine import parse_record, replay
 from tests.helpers import load_vector, vector_files
 
 VECTORS = vector_files()

@@ -1,4 +1,4 @@
-"""The JSON API, version 1 (API.md, plus docs/API-extensions.md).
+"""The JSON API, version 1 (docs/API.md).
 
 Thin: each route reads its input, calls the table, and answers.  The table checks
 everything and raises ``ApiError`` before changing anything.
@@ -6,14 +6,15 @@ everything and raises ``ApiError`` before changing anything.
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 
 import orjson
 from flask import Blueprint, Response, current_app, request
 
-from web.errors import ApiError, bad_request
-from web.service import TableService
+from kalimambo.web.errors import ApiError, bad_request
+from kalimambo.web.host import is_loopback
+from kalimambo.web.limits import MAX_DEPTH
+from kalimambo.web.service import TableService
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -44,10 +45,29 @@ def bearer() -> str | None:
     return token.strip()
 
 
+def depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, level + 1) for child in item)
+        else:
+            deepest = max(deepest, level)
+            continue
+        deepest = max(deepest, level + 1)
+    return deepest
+
+
 def body() -> dict[str, Any]:
     """The request's JSON object; an empty body counts as ``{}``.
 
-    Too big (over 4 KB) is refused by Flask's MAX_CONTENT_LENGTH with 413.
+    Too big (over 4 KB, chunked or not) is refused before this by ``kalimambo.web.guard``
+    (and Flask's MAX_CONTENT_LENGTH) with 413; nesting deeper than ``MAX_DEPTH``
+    is 400 ``too_deep``.
     """
     data = request.get_data(cache=True)
     if not data.strip():
@@ -60,6 +80,9 @@ def body() -> dict[str, Any]:
         raise bad_request("bad_json", "That request is not valid JSON.") from None
     if not isinstance(parsed, dict):
         raise bad_request("bad_json", "Please send a JSON object.")
+    if depth(parsed) > MAX_DEPTH:
+        raise bad_request("too_deep", f"That request nests more than {MAX_DEPTH} levels "
+                                      "deep.")
     return parsed
 
 
@@ -90,7 +113,7 @@ def events() -> Response:
 
 
 def _message(table: Any) -> bytes:
-    from web.events import message
+    from kalimambo.web.events import message
 
     result: bytes = message(table.current)
     return result
@@ -106,7 +129,7 @@ def games() -> Response:
     return answer({"games": service().table.games()})
 
 
-@bp.get("/games/<int:game_id>/record")
+@bp.get("/games/<int(max=9223372036854775807):game_id>/record")
 def game_record(game_id: int) -> Response:
     return answer(service().table.game_record(game_id))
 
@@ -118,20 +141,20 @@ def leds() -> Response:
 
 @bp.get("/local")
 def local() -> Response:
-    """The host PIN, only for a page opened on the Pi itself (the board on its screen)."""
-    try:
-        is_local = ipaddress.ip_address(request.remote_addr or "").is_loopback
-    except ValueError:
-        is_local = False
-    if not is_local:
+    """The host's secrets, only for a page opened on the Pi itself (its own screen):
+    the PIN (if one is set), the host key and the host link that carries it."""
+    if not is_loopback(request.remote_addr or ""):
         return answer({"local": False})
-    return answer({"local": True, "pin": service().pin})
+    svc = service()
+    key = svc.table.host.key
+    return answer({"local": True, "pin": svc.pin, "key": key,
+                   "host_url": f"{svc.table.join_url()}host#key={key}"})
 
 
 @bp.post("/join")
 def join() -> Response:
-    name, token = service().table.join(body().get("name"))
-    return answer({"name": name, "token": token}, 201)
+    seat, token = service().table.join(body().get("name"))
+    return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
 
 
 # -- a seat ---------------------------------------------------------------------------
@@ -161,9 +184,8 @@ def host_only() -> TableService:
 @bp.post("/host")
 def host_login() -> Response:
     data = body()
-    if "pin" not in data:
-        raise bad_request("bad_pin", "Please type the host PIN.")
-    token = service().table.host.login(data["pin"], request.remote_addr or "?")
+    secret = data.get("key", data.get("pin"))
+    token = service().table.host.login(secret, request.remote_addr or "?")
     return answer({"token": token})
 
 
@@ -193,29 +215,35 @@ def host_bots() -> Response:
 def host_seat() -> Response:
     """A seat played from the host page, for a player without a phone."""
     svc = host_only()
-    name, token = svc.table.join(body().get("name"), hosted=True)
-    return answer({"name": name, "token": token}, 201)
+    seat, token = svc.table.join(body().get("name"), hosted=True)
+    return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
 
 
 @bp.post("/host/remove")
 def host_remove() -> Response:
     svc = host_only()
-    svc.table.remove_seat(body().get("name"))
+    data = body()
+    if "id" in data:
+        svc.table.remove_seat(seat_id=data["id"])
+    else:
+        svc.table.remove_seat(data.get("name"))
     return raw_answer(svc.table.current.view_json)
 
 
-@bp.get("/host/seats/<name>/me")
-def host_seat_me(name: str) -> Response:
-    """A hosted seat's private view, for the host page (no seat token needed)."""
+@bp.get("/host/seats/<seat_id>/me")
+def host_seat_me(seat_id: str) -> Response:
+    """A hosted seat's private view, for the host page (no seat token needed).
+
+    Seats are addressed by their ``id`` (never by name: a name may hold ``/``)."""
     svc = host_only()
-    return answer(svc.table.hosted_me(name))
+    return answer(svc.table.hosted_me(seat_id))
 
 
-@bp.post("/host/seats/<name>/pick")
-def host_seat_pick(name: str) -> Response:
+@bp.post("/host/seats/<seat_id>/pick")
+def host_seat_pick(seat_id: str) -> Response:
     svc = host_only()
     data = body()
-    return answer(svc.table.hosted_pick(name, data.get("round"), data.get("card")))
+    return answer(svc.table.hosted_pick(seat_id, data.get("round"), data.get("card")))
 
 
 @bp.post("/host/undo")
@@ -243,11 +271,19 @@ def host_settings() -> Response:
 def host_lights_retry() -> Response:
     svc = host_only()
     body()
-    return answer(svc.lights_action("retry"))
+    return answer(svc.lights_retry())
 
 
 @bp.post("/host/lights/next")
 def host_lights_next() -> Response:
     svc = host_only()
     body()
-    return answer(svc.lights_action("next_step"))
+    return answer(svc.lights_next())
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    """This API described as OpenAPI 3.1 (web/openapi.py)."""
+    from kalimambo.web.openapi import document
+
+    return answer(document())

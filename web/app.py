@@ -9,16 +9,16 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from web.buttons import open_controls
-from web.errors import ApiError
-from web.events import Broadcaster
-from web.host import HostAuth, stored_pin
-from web.lights import open_lights
-from web.netaddr import JoinUrl
-from web.service import TableService
-from web.store import Store
-from web.table import Table
-from web.tasks import InlineRunner, ThreadRunner, default_runner
+from kalimambo.web.archive import Archive
+from kalimambo.web.errors import ApiError
+from kalimambo.web.events import Broadcaster
+from kalimambo.web.host import HostAuth, stored_key
+from kalimambo.web.lightslink import LightsLink
+from kalimambo.web.netaddr import JoinUrl
+from kalimambo.web.service import TableService
+from kalimambo.web.store import Store
+from kalimambo.web.table import Table
+from kalimambo.web.tasks import InlineRunner, ThreadRunner, default_runner
 
 log = logging.getLogger(__name__)
 
@@ -34,15 +34,14 @@ HTTP_MESSAGES = {
 
 DEFAULTS: dict[str, Any] = {
     "DATA_DIR": "data",       # where the SQLite file lives
-    "HOST_PIN": None,         # else the board file's [host] pin, else one kept in the store
-    "STRIP": "sim",           # auto | sim | ws281x | pio
+    "HOST_PIN": None,         # else the board file's [host] pin, else none (the key alone)
+    "HOST_KEY": None,         # the host key; None: the one kept in the store (made once)
     "BOARD": None,            # a firmware.board.BoardConfig; None: default_board()
+    "LIGHTS_SOCKET": None,    # where the lights process connects; None: no lights
     "PORT": 8000,             # for the join URL
     "JOIN_URL": None,         # None: the Pi's LAN address (or kalimambo.local)
     "RUNNER": "auto",         # bots and hints: auto | thread | inline
     "HEARTBEAT": 15.0,        # seconds between SSE heartbeat comments
-    "LIGHTS": None,           # a ready Lights object (tests); None: firmware.lights
-    "PIN_FACTORY": None,      # gpiozero pin factory for buttons and buzzer (tests: a mock)
 }
 
 
@@ -50,7 +49,7 @@ def _board(config: dict[str, Any]) -> Any:
     if config["BOARD"] is not None:
         return config["BOARD"]
     try:
-        from firmware.board import default_board
+        from kalimambo.firmware.board import default_board
     except ImportError:
         return None
     return default_board()
@@ -65,21 +64,21 @@ def _runner(name: str) -> InlineRunner:
 
 
 def build_service(config: dict[str, Any]) -> TableService:
-    """Open the store, the lights and the table from the app's config."""
+    """Open the store, the lights socket and the table from the app's config."""
     board = _board(config)
     track_length = int(getattr(board, "spaces", 32))
     led_count = int(getattr(board, "led_count", track_length))
     store = Store(Path(config["DATA_DIR"]) / DB_NAME)
-    pin = config["HOST_PIN"] or getattr(board, "host_pin", None) or stored_pin(store)
-    lights = config["LIGHTS"] or open_lights(board, config["STRIP"], led_count)
-    table = Table(store, track_length, HostAuth(store, str(pin)),
+    pin = config["HOST_PIN"] or getattr(board, "host_pin", None)
+    pin = None if pin is None else str(pin)
+    key = config["HOST_KEY"] or stored_key(store)
+    lights = LightsLink(config["LIGHTS_SOCKET"], led_count)
+    table = Table(store, track_length, HostAuth(store, pin, key),
                   join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
                   runner=_runner(config["RUNNER"]), lights_status=lights.status,
                   default_pacing=str(getattr(board, "pacing", "auto")),
                   default_pause_ms=int(getattr(board, "pause_ms", 900)))
-    service = TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), str(pin))
-    service.controls = open_controls(board, lights, table, config["PIN_FACTORY"])
-    return service
+    return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), pin)
 
 
 def _json_error(status: int, code: str, message: str,
@@ -102,6 +101,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     service = build_service(app.config)
     app.extensions["kalimambo"] = service
     app.extensions["kalimambo.table"] = service.table
+    app.extensions["kalimambo.archive"] = Archive(service.store, service.table.lock)
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
@@ -122,9 +122,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         return _json_error(500, "server_error", "Something went wrong on the table: "
                                                 "please try again.")
 
-    from web.api import bp as api_bp
-    from web.pages import bp as pages_bp
+    from kalimambo.web.api import bp as api_bp
+    from kalimambo.web.archive_routes import bp as archive_bp
+    from kalimambo.web.pages import bp as pages_bp
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
+    app.register_blueprint(archive_bp)
+    from kalimambo.web.hardening import install
+
+    install(app)
     return app

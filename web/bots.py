@@ -1,6 +1,6 @@
-"""Computer players and hints, through ``engine.players`` (docs/CONTRACTS.md).
+"""Computer players and hints, through ``kalimambo.engine.players`` (docs/CONTRACTS.md).
 
-``engine.players`` is written by another part of the project; until it is there the
+``kalimambo.engine.players`` is written by another part of the project; until it is there the
 table still runs: bots then play a random card from their hand and hints are off.
 """
 
@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from engine.game import Game
+from kalimambo.engine.game import Game
 
 DEFAULT_LEVELS = ("random", "easy", "medium", "hard")
 log = logging.getLogger(__name__)
@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 def _players() -> Any | None:
     try:
-        return importlib.import_module("engine.players")
+        return importlib.import_module("kalimambo.engine.players")
     except ImportError:
         return None
 

@@ -6,8 +6,6 @@ player (API.md); the table raises ``ApiError`` *before* changing anything.
 
 from __future__ import annotations
 
-from typing import Any
-
 
 class ApiError(Exception):
     """A refused request: HTTP status, a short machine code and a friendly message."""
@@ -19,9 +17,6 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.headers = headers or {}
-
-    def body(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message}}
 
 
 def bad_request(code: str, message: str) -> ApiError:

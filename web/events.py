@@ -13,7 +13,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 
-from web.table import Change
+from kalimambo.web.table import Change
 
 QUEUE_SIZE = 8
 

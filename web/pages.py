@@ -1,25 +1,32 @@
 """The pages (phone, board, host): a blueprint the app factory registers.
 
-The pages are static HTML plus plain JavaScript that talk to ``/api/v1``; the
-server only fills in the translations (all four languages, so the switch on the
-page needs no round trip) and draws the join QR code, so the phones never need
-anything from the internet.
+The pages are static HTML plus JavaScript modules (no build step) that talk to
+``/api/v1``; the server only fills in the translations (all four languages, so the
+switch on the page needs no round trip), lists each page's modules for preloading,
+and draws the join QR code, so the phones never need anything from the internet.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import posixpath
+import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import segno
 from flask import Blueprint, Response, current_app, render_template, request
+
+from kalimambo.engine.players import LEVELS
 
 bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static")
 
 I18N_DIR = Path(__file__).with_name("i18n")
+STATIC_DIR = Path(__file__).with_name("static")
+IMPORT = re.compile(r'^import\s[^;]*?\bfrom\s+"(\.{1,2}/[^"]+)";', re.MULTILINE)
 LANGUAGES = ("en", "de", "fr", "it")
 FALLBACK_JOIN_URL = "http://kalimambo.local/"
 
@@ -38,10 +45,31 @@ def messages_json() -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _page(template: str, page: str) -> Response:
+@cache
+def modules(entry: str) -> tuple[str, ...]:
+    """Every module ``entry`` (a path under static/) imports, directly or not.
+
+    The page lists them as ``<link rel="modulepreload">``, so a phone on a weak
+    hotspot fetches them side by side instead of one level of imports per round trip.
+    """
+    found: set[str] = set()
+    todo = [entry]
+    while todo:
+        name = todo.pop()
+        text = (STATIC_DIR / name).read_text(encoding="utf-8")
+        for target in IMPORT.findall(text):
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
+            if path not in found:
+                found.add(path)
+                todo.append(path)
+    return tuple(sorted(found))
+
+
+def _page(template: str, page: str, script: str, **context: Any) -> Response:
     lang = request.accept_languages.best_match(LANGUAGES) or "en"
     html = render_template(template, page=page, lang=lang, messages=messages_json(),
-                           title=messages()[lang].get(f"{page}.title", "Kalimambo"))
+                           title=messages()[lang].get(f"{page}.title", "Kalimambo"),
+                           script=script, modules=modules(script), **context)
     response = Response(html, mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
     return response
@@ -50,19 +78,30 @@ def _page(template: str, page: str) -> Response:
 @bp.get("/")
 def phone() -> Response:
     """The phone: join, pick a card, see what the round did to you."""
-    return _page("phone.html", "app")
+    return _page("phone.html", "app", "phone.js")
 
 
 @bp.get("/board")
 def board() -> Response:
     """The board for a TV: the ring, the events one by one, the scores."""
-    return _page("board.html", "board")
+    lang = request.accept_languages.best_match(LANGUAGES) or "en"
+    qr_alt = messages()[lang]["board.qr_alt"].replace("{url}", join_url())
+    return _page("board.html", "board", "board.js", qr_alt=qr_alt)
 
 
 @bp.get("/host")
 def host() -> Response:
     """The host's controls: start, seats, computer players, undo, lights."""
-    return _page("host.html", "host")
+    return _page("host.html", "host", "host.js", levels=LEVELS)
+
+
+@bp.after_request
+def _modules_are_javascript(response: Response) -> Response:
+    """Browsers run a module only if it comes as JavaScript, whatever the system's MIME
+    table says about ``.js`` (some map it to text/plain)."""
+    if request.endpoint == "pages.static" and request.path.endswith(".js"):
+        response.mimetype = "text/javascript"
+    return response
 
 
 def join_url() -> str:
@@ -91,4 +130,18 @@ def qr() -> Response:
     """The join QR code, drawn on the server (no script and no CDN on the board)."""
     response = Response(qr_svg(join_url()), mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/host-qr.svg")
+def host_qr() -> Response:
+    """The host link (with the host key) as a QR code, only for the Pi's own screen."""
+    from kalimambo.web.host import is_loopback
+
+    table = current_app.extensions.get("kalimambo.table")
+    if table is None or not is_loopback(request.remote_addr or ""):
+        return Response("Only on the table's own screen.", status=403, mimetype="text/plain")
+    response = Response(qr_svg(f"{join_url()}host#key={table.host.key}"),
+                        mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-store"
     return response

@@ -7,11 +7,13 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 
-from engine.events import KALI
-from web.errors import ApiError, bad_request
+from kalimambo.engine.events import KALI
+from kalimambo.engine.rules import EXPLORER_COLOURS
+from kalimambo.web.errors import ApiError, bad_request
+from kalimambo.web.names import fold, has_visible
 
-COLOURS = ("green", "yellow", "violet", "red", "blue", "orange", "natural")
-"""The wooden explorers' colours, handed out in this order (DESIGN.md)."""
+COLOURS = EXPLORER_COLOURS
+"""The wooden explorers' colours, handed out in this order."""
 
 MAX_SEATS = len(COLOURS)
 MIN_SEATS = 3
@@ -30,6 +32,9 @@ class Seat:
     token_hash: str
     hosted: bool = False
     bot_level: str | None = None
+    id: str = ""
+    """Short, URL-safe and stable for the seat's life (kept in the store): pages
+    address a seat by it, never by its name."""
 
     @property
     def bot(self) -> bool:
@@ -41,6 +46,14 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def new_seat_id(taken: set[str]) -> str:
+    """A short seat id (8 hex digits) no other seat has."""
+    while True:
+        found = secrets.token_hex(4)
+        if found not in taken:
+            return found
+
+
 def token_hash(token: str) -> str:
     """Tokens are kept hashed, so a copied database holds no valid token."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
@@ -49,7 +62,8 @@ def token_hash(token: str) -> str:
 def clean_name(raw: object, taken: list[str]) -> str:
     """A trimmed name of 1-20 characters in any script, unique at the table.
 
-    ``taken`` are the names already seated; the comparison ignores case.
+    ``taken`` are the names already seated; names compare by their folded form
+    (``kalimambo.web.names.fold``: NFKC, case, look-alike letters), and so does "Kali".
     """
     if not isinstance(raw, str):
         raise bad_request("bad_name", "Please type a name.")
@@ -62,13 +76,16 @@ def clean_name(raw: object, taken: list[str]) -> str:
            for ch in name):
         raise bad_request("bad_name", "Please use letters, digits or ordinary signs "
                                       "in your name.")
-    folded = name.casefold()
-    if folded == KALI.casefold():
+    if not has_visible(name):
+        raise bad_request("bad_name", "Please type a name people can read.")
+    folded = fold(name)
+    if folded == fold(KALI):
         raise ApiError(409, "name_taken", "Kali is the black figure's name: please pick "
                                           "another one.")
-    if any(other.casefold() == folded for other in taken):
-        raise ApiError(409, "name_taken", f"Someone called {name} is already at the table: "
-                                          "please pick another name.")
+    if any(fold(other) == folded for other in taken):
+        raise ApiError(409, "name_taken", f"Someone called {name} (or a name that looks "
+                                          "the same) is already at the table: please pick "
+                                          "another name.")
     return name
 
 

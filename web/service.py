@@ -3,82 +3,97 @@
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
-from web.errors import ApiError
-from web.events import Broadcaster
-from web.lights import Lights, guarded
-from web.store import Store
-from web.table import Change, Table, lights_summary
+from kalimambo.firmware.wire import encode
+from kalimambo.web.errors import ApiError
+from kalimambo.web.events import Broadcaster
+from kalimambo.web.lightslink import LightsLink
+from kalimambo.web.store import Store
+from kalimambo.web.table import Change, Table, lights_summary
 
 log = logging.getLogger(__name__)
 
 
 class TableService:
-    """Wires the table to its listeners: every change goes to the streams and the strip."""
+    """Wires the table to its listeners: every change goes to the streams and, over the
+    lights socket, to the lights process; its button presses come back as table commands."""
 
-    def __init__(self, table: Table, store: Store, lights: Lights, broadcaster: Broadcaster,
-                 pin: str) -> None:
+    def __init__(self, table: Table, store: Store, lights: LightsLink,
+                 broadcaster: Broadcaster, pin: str | None) -> None:
         self.table = table
         self.store = store
         self.lights = lights
         self.broadcaster = broadcaster
         self.pin = pin
-        self.controls: Any = None
-        """The board's buttons and buzzer (``web.buttons``), when it has any."""
-        guarded(lights, "set_pacing", table.pacing, table.pause_ms)
+        lights.welcome = self._welcome
+        lights.guard = table.lock
+        lights.on_change = self._lights_changed
+        lights.on_command = self._command
         table.listeners.append(broadcaster.publish)
         table.listeners.append(self._to_lights)
-        guarded(lights, "update", table.current.view, None)
-        self._stop = threading.Event()
-        self._watcher = threading.Thread(target=self._watch_lights, name="lights-watch",
-                                         daemon=True)
-        self._watcher.start()
+        lights.start()
+        self._lights_changed()  # a socket that could not be made shows at once
 
-    WATCH_EVERY_S = 0.5
+    # -- the lights process -------------------------------------------------------------
+    def _pacing(self) -> bytes:
+        return encode({"type": "pacing", "mode": self.table.pacing,
+                       "pause_ms": self.table.pause_ms})
 
-    def _watch_lights(self) -> None:
-        """Send a new view when the strip's status changes between changes of the game:
-        a strip that dies mid-game shows on the host page at once, and a press of the
-        board's "next" button moves the board page along in step pacing."""
-        while not self._stop.wait(self.WATCH_EVERY_S):
-            try:
-                status = lights_summary(self.lights.status())
-            except Exception as error:
-                status = lights_summary({"ok": False, "error": str(error)})
-            shown = self.table.current.view.get("lights") or {}
-            if any(shown.get(key) != value for key, value in status.items()):
-                self.table.refresh()
+    def _welcome(self) -> list[bytes]:
+        """A newly connected lights process: the pacing, then the current picture."""
+        current = self.table.current
+        return [self._pacing(), self.lights.view_message(current.view_json, None)]
 
     def _to_lights(self, change: Change) -> None:
-        guarded(self.lights, "update", change.view, change.events)
+        self.lights.send(self.lights.view_message(change.view_json, change.events))
 
+    def _lights_changed(self) -> None:
+        """The strip's status changed (or the lights process came or went): a new view,
+        so the host page says so at once."""
+        status = lights_summary(self.lights.status())
+        shown = self.table.current.view.get("lights") or {}
+        if any(shown.get(key) != value for key, value in status.items()):
+            self.table.refresh()
+
+    def _command(self, name: str) -> None:
+        """A button on the board: next steps the strip, hold undoes, long hold restarts."""
+        if name == "next":
+            self.lights_next()
+        elif name == "undo":
+            try:
+                self.table.undo()
+            except ApiError as error:
+                log.info("undo button: %s", error.message)
+        elif name == "new_game":
+            self.table.new_game(False)
+
+    # -- what the API calls -------------------------------------------------------------
     def lights_frame(self) -> list[tuple[int, int, int]]:
-        try:
-            return list(self.lights.frame())
-        except Exception as error:
-            log.warning("lights.frame: %s", error)
-            raise ApiError(503, "lights_failed", "The lights cannot say what they show "
-                                                 "right now.") from None
+        return self.lights.frame()
 
-    def lights_action(self, method: str) -> dict[str, Any]:
-        """Retry a failed strip, or step to the next event; answers the lights' status."""
-        error = guarded(self.lights, method)
-        if error is not None:
-            raise ApiError(409, "lights_failed", f"The lights did not respond: {error}")
+    def lights_next(self) -> dict[str, Any]:
+        """Step to the next event (step pacing); counted even with the lights away, so the
+        board page steps along."""
+        self.lights.next_step()
+        self.table.refresh()
+        lights: dict[str, Any] = self.table.current.view["lights"]
+        return lights
+
+    def lights_retry(self) -> dict[str, Any]:
+        if not self.lights.retry():
+            raise ApiError(409, "lights_failed", "The lights process is not running, so "
+                                                 "there is nothing to retry.")
         self.table.refresh()
         lights: dict[str, Any] = self.table.current.view["lights"]
         return lights
 
     def settings(self, data: dict[str, Any]) -> dict[str, Any]:
-        result = self.table.settings(data)
-        guarded(self.lights, "set_pacing", result["pacing"], result["pause_ms"])
+        with self.table.lock:
+            result = self.table.settings(data)
+            self.lights.send(self._pacing())
         return result
 
     def close(self) -> None:
-        self._stop.set()
-        if self.controls is not None:
-            self.controls.close()
-        guarded(self.lights, "close")
+        self.lights.close()
         self.store.close()

@@ -8,6 +8,7 @@ no state of its own beyond the connection.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -26,7 +27,8 @@ CREATE TABLE IF NOT EXISTS games (
     track_length INTEGER NOT NULL,
     players TEXT,
     setup TEXT,
-    kali_deck TEXT
+    kali_deck TEXT,
+    roster TEXT
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -36,6 +38,7 @@ CREATE TABLE IF NOT EXISTS seats (
     token_hash TEXT NOT NULL UNIQUE,
     hosted INTEGER NOT NULL DEFAULT 0,
     bot_level TEXT,
+    sid TEXT,
     PRIMARY KEY (game_id, pos)
 );
 CREATE TABLE IF NOT EXISTS picks (
@@ -71,6 +74,7 @@ class SeatRow:
     token_hash: str
     hosted: bool
     bot_level: str | None
+    id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +88,9 @@ class GameRow:
     players: list[str] | None
     setup: dict[str, Any] | None
     kali_deck: list[int] | None
+    roster: dict[str, dict[str, Any]] | None
+    """Each player at the start: ``{"colour", "bot"}`` (the bot's level or None); the
+    archive keeps it when the seats leave for the next game."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,32 +100,89 @@ class RoundRow:
     kali: int
 
 
+STORAGE_ERRORS = {"SQLITE_FULL": "the disk is full",
+                  "SQLITE_READONLY": "the game store is read-only",
+                  "SQLITE_IOERR": "the disk failed to write",
+                  "SQLITE_CANTOPEN": "the game store cannot be opened"}
+"""SQLite errors that mean "the change could not be kept", by their primary code."""
+
+
+class StorageError(Exception):
+    """A write the disk refused (full, read-only, failing): nothing of it was kept."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def storage_reason(error: sqlite3.Error) -> str | None:
+    """Why a write failed, if the disk (not the program) is to blame."""
+    name = str(getattr(error, "sqlite_errorname", "") or "")
+    for prefix, reason in STORAGE_ERRORS.items():
+        if name.startswith(prefix):
+            return reason
+    return None
+
+
 class Store:
-    """One SQLite file; every method that writes commits before it returns."""
+    """One SQLite file; every method that writes commits before it returns.
+
+    A write the disk refuses raises ``StorageError`` with nothing kept, and
+    ``problem`` says why until a later write succeeds.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.problem: str | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(seats)")}
+            if "sid" not in columns:  # a store from before seat ids
+                self._db.execute("ALTER TABLE seats ADD COLUMN sid TEXT")
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+            if "roster" not in columns:  # a store from before rosters were kept
+                self._db.execute("ALTER TABLE games ADD COLUMN roster TEXT")
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         self._db.close()
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Any:
+        """One transaction: all of it is on disk when the block ends, or none of it."""
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            reason = storage_reason(error)
+            if reason is None:
+                raise
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            self.problem = reason
+            raise StorageError(reason) from None
+        self.problem = None
+
     def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> None:
         """Run statements as one transaction: all of them are on disk, or none."""
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as db:
             for sql, params in statements:
                 db.execute(sql, params)
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
 
     # -- settings ----------------------------------------------------------------
     def setting(self, key: str, default: Any = None) -> Any:
@@ -141,10 +205,10 @@ class Store:
     # -- games -------------------------------------------------------------------
     def _game(self, row: tuple[Any, ...]) -> GameRow:
         return GameRow(row[0], row[1], row[2], row[3], bool(row[4]), row[5],
-                       *(json.loads(value) if value else None for value in row[6:9]))
+                       *(json.loads(value) if value else None for value in row[6:10]))
 
     _GAME_COLUMNS = ("id, created, started, finished, archived, track_length, players, setup, "
-                     "kali_deck")
+                     "kali_deck, roster")
 
     def current_game(self) -> GameRow | None:
         row = self._db.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE archived = 0 "
@@ -163,9 +227,7 @@ class Store:
     def new_game(self, track_length: int, archive: int | None = None,
                  seats: Sequence[SeatRow] = ()) -> int:
         """Archive ``archive`` (if any) and open a new lobby with ``seats``, at once."""
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as db:
             if archive is not None:
                 db.execute("UPDATE games SET archived = 1 WHERE id = ?", (archive,))
                 db.execute("DELETE FROM picks WHERE game_id = ?", (archive,))
@@ -178,40 +240,34 @@ class Store:
                 db.execute("DELETE FROM seats WHERE game_id = ?", (archive,))
             for seat in seats:
                 db.execute(*self._seat_insert(game_id, seat))
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
         return game_id
 
     def start_game(self, game_id: int, players: list[str], setup: dict[str, Any],
                    kali_deck: list[int], seats: list[SeatRow]) -> None:
         """Fix the players, set-up and Kali's deck; seats are renumbered in play order."""
+        roster = {seat.name: {"colour": seat.colour, "bot": seat.bot_level}
+                  for seat in seats}
         statements: list[tuple[str, tuple[Any, ...]]] = [
-            ("UPDATE games SET started = ?, players = ?, setup = ?, kali_deck = ? WHERE id = ?",
-             (time.time(), json.dumps(players), json.dumps(setup), json.dumps(kali_deck),
-              game_id)),
+            ("UPDATE games SET started = ?, players = ?, setup = ?, kali_deck = ?, "
+             "roster = ? WHERE id = ?", (time.time(), json.dumps(players), json.dumps(setup),
+                              json.dumps(kali_deck), json.dumps(roster), game_id)),
             ("DELETE FROM seats WHERE game_id = ?", (game_id,)),
         ]
         statements += [self._seat_insert(game_id, seat) for seat in seats]
         self._write(*statements)
 
-    def set_finished(self, game_id: int, finished: bool) -> None:
-        self._write(("UPDATE games SET finished = ? WHERE id = ?",
-                     (time.time() if finished else None, game_id)))
-
     # -- seats ---------------------------------------------------------------------
     @staticmethod
     def _seat_insert(game_id: int, seat: SeatRow) -> tuple[str, tuple[Any, ...]]:
-        return ("INSERT INTO seats (game_id, pos, name, colour, token_hash, hosted, bot_level) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        return ("INSERT INTO seats (game_id, pos, name, colour, token_hash, hosted, bot_level, "
+                "sid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, seat.pos, seat.name, seat.colour, seat.token_hash,
-                 int(seat.hosted), seat.bot_level))
+                 int(seat.hosted), seat.bot_level, seat.id))
 
     def seats(self, game_id: int) -> list[SeatRow]:
-        rows = self._db.execute("SELECT pos, name, colour, token_hash, hosted, bot_level "
+        rows = self._db.execute("SELECT pos, name, colour, token_hash, hosted, bot_level, sid "
                                 "FROM seats WHERE game_id = ? ORDER BY pos", (game_id,))
-        return [SeatRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+        return [SeatRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6]) for r in rows]
 
     def add_seats(self, game_id: int, seats: list[SeatRow]) -> None:
         self._write(*(self._seat_insert(game_id, seat) for seat in seats))

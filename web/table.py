@@ -9,6 +9,7 @@ each seat has picked.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import random
@@ -20,28 +21,34 @@ from typing import Any
 
 import orjson
 
-from engine.errors import PlayError, SetupError
-from engine.game import Game, shuffled_deck
-from engine.rules import ROUNDS
-from engine.setup import Setup, check_setup, check_track_length, random_setup
-from web import bots
-from web.errors import ApiError, bad_request, conflict
-from web.host import HostAuth
-from web.seats import (
+from kalimambo.engine.errors import PlayError, SetupError
+from kalimambo.engine.game import Game, shuffled_deck
+from kalimambo.engine.rules import ROUNDS
+from kalimambo.engine.setup import Setup, check_setup, check_track_length, random_setup
+from kalimambo.web import bots
+from kalimambo.web.archive import stored_record
+from kalimambo.web.errors import ApiError, bad_request, conflict
+from kalimambo.web.hints import HintDesk
+from kalimambo.web.host import HostAuth
+from kalimambo.web.names import fold
+from kalimambo.web.seats import (
     BOT_NAMES,
     MAX_SEATS,
     MIN_SEATS,
     Seat,
     clean_name,
     free_colour,
+    new_seat_id,
     new_token,
     table_full,
     token_hash,
 )
-from web.store import SeatRow, Store
-from web.tasks import InlineRunner
+from kalimambo.web.store import SeatRow, StorageError, Store
+from kalimambo.web.tasks import InlineRunner
 
 PACINGS = ("auto", "step")
+NAME_LOOKUP_MAX = 20
+"""Longer strings are no seat's name: they are not even folded."""
 VERSION_EPOCH = 1_000_000
 """``version`` is restarts x 10^6 + changes since: it keeps growing across restarts."""
 
@@ -63,6 +70,7 @@ def lights_summary(status: dict[str, Any]) -> dict[str, Any]:
     """What the public view says of the strip (the pacing is the table's setting)."""
     return {"backend": status.get("backend"), "ok": bool(status.get("ok")),
             "error": status.get("error"), "playing": bool(status.get("playing", False)),
+            "connected": bool(status.get("connected", False)),
             "next_presses": int(status.get("next_presses", 0))}
 
 
@@ -88,12 +96,14 @@ class Table:
         self.lights_status = lights_status or (lambda: {"backend": "none", "ok": False,
                                                         "error": None})
         self.lock = threading.RLock()
+        self.hint_desk = HintDesk()
         self.listeners: list[Listener] = []
         self._streams: dict[str, int] = {}
         self._epoch = 0
         """Grows on every undo and new game: a bot's late pick for an older state is dropped."""
         epoch = int(store.setting("restarts", 0)) + 1
-        store.set_settings({"restarts": epoch})
+        with contextlib.suppress(StorageError):  # a full disk at start: run, and say so
+            store.set_settings({"restarts": epoch})
         self.version = epoch * VERSION_EPOCH
         self.hints = bool(store.setting("hints", False))
         self.pacing = str(store.setting("pacing", default_pacing))
@@ -110,8 +120,18 @@ class Table:
             row = self.store.current_game()
             assert row is not None
         self.game_id = row.id
-        self.seats = [Seat(s.name, s.colour, s.token_hash, s.hosted, s.bot_level)
-                      for s in self.store.seats(row.id)]
+        rows = self.store.seats(row.id)
+        self.seats = [Seat(s.name, s.colour, s.token_hash, s.hosted, s.bot_level, s.id or "")
+                      for s in rows]
+        if any(not seat.id for seat in self.seats):  # seats kept before seat ids
+            taken = {seat.id for seat in self.seats}
+            for seat in self.seats:
+                if not seat.id:
+                    seat.id = new_seat_id(taken)
+                    taken.add(seat.id)
+            with contextlib.suppress(StorageError):
+                self.store.replace_seats(row.id, [self._row(i, s)
+                                                  for i, s in enumerate(self.seats)])
         self.game: Game | None = None
         self.history: list[dict[str, Any]] = []
         self.picks: dict[str, int] = {}
@@ -163,7 +183,7 @@ class Table:
             "round": (game.current_round if not game.finished else game.rounds_played)
             if game else 0,
             "track_length": self.track_length,
-            "seats": [{"name": s.name, "colour": s.colour, "bot": s.bot,
+            "seats": [{"id": s.id, "name": s.name, "colour": s.colour, "bot": s.bot,
                        "bot_level": s.bot_level, "hosted": s.hosted,
                        "connected": s.bot or s.hosted or self._streams.get(s.name, 0) > 0,
                        "picked": s.name in self.picks, "minus_points": minus.get(s.name, 0)}
@@ -179,7 +199,13 @@ class Table:
             "join_url": self.join_url(),
             "hints": self.hints,
             "lights": lights,
+            "storage": self._storage_status(),
         }
+
+    def _storage_status(self) -> dict[str, Any]:
+        """Whether the store keeps changes: the host page warns when it does not."""
+        problem = self.store.problem
+        return {"ok": problem is None, "error": problem}
 
     @staticmethod
     def _history_entry(game: Game, events: list[Any]) -> dict[str, Any]:
@@ -198,17 +224,17 @@ class Table:
         with self.lock:
             return self._private_view(self.seat_for(token))
 
-    def hosted_me(self, name: object) -> dict[str, Any]:
+    def hosted_me(self, seat_id: str) -> dict[str, Any]:
         """A hosted seat's private view, asked for by the host page."""
         with self.lock:
-            return self._private_view(self._hosted_seat(name))
+            return self._private_view(self._hosted_seat(seat_id))
 
-    def hosted_pick(self, name: object, round_no: object, card: object) -> dict[str, Any]:
+    def hosted_pick(self, seat_id: str, round_no: object, card: object) -> dict[str, Any]:
         with self.lock:
-            return self._pick(self._hosted_seat(name), round_no, card)
+            return self._pick(self._hosted_seat(seat_id), round_no, card)
 
-    def _hosted_seat(self, name: object) -> Seat:
-        seat = self._seat_named(name)
+    def _hosted_seat(self, seat_id: str) -> Seat:
+        seat = self._seat_with_id(seat_id)
         if not seat.hosted:
             raise ApiError(403, "not_hosted", f"{seat.name} picks on their own phone.")
         return seat
@@ -216,7 +242,7 @@ class Table:
     def _private_view(self, seat: Seat) -> dict[str, Any]:
         view = dict(self._last.view)
         hand = self.game.hand(seat.name) if self.game else list(range(12))
-        view["me"] = {"name": seat.name, "colour": seat.colour, "hand": hand,
+        view["me"] = {"id": seat.id, "name": seat.name, "colour": seat.colour, "hand": hand,
                       "pick": self.picks.get(seat.name), "hosted": seat.hosted,
                       "bot": seat.bot}
         return view
@@ -233,39 +259,53 @@ class Table:
                                              "please join again.")
 
     def _seat_named(self, name: object) -> Seat:
-        if isinstance(name, str):
+        """The seat whose name folds to the same form (``kalimambo.web.names.fold``) as ``name``."""
+        if isinstance(name, str) and len(name) <= 4 * NAME_LOOKUP_MAX:
+            folded = fold(name.strip())
             for seat in self.seats:
-                if seat.name.casefold() == name.strip().casefold():
+                if fold(seat.name) == folded:
                     return seat
-        raise ApiError(404, "no_such_seat", f"Nobody called {name} sits at the table.")
+            raise ApiError(404, "no_such_seat", f"Nobody called {name.strip()} sits at "
+                                                "the table.")
+        raise ApiError(404, "no_such_seat", "Nobody by that name sits at the table.")
+
+    def _seat_with_id(self, seat_id: object) -> Seat:
+        if isinstance(seat_id, str):
+            for seat in self.seats:
+                if seat.id == seat_id:
+                    return seat
+        raise ApiError(404, "no_such_seat", "That seat is not at the table (any more).")
 
     def _check_lobby(self) -> None:
         if self.game is not None:
             raise conflict("already_started", "The game has already started: seats are "
                                               "fixed until the next game.")
 
-    def join(self, name: object, hosted: bool = False) -> tuple[str, str]:
-        """A new seat: its name as kept and its token (only the phone gets it)."""
+    def join(self, name: object, hosted: bool = False) -> tuple[Seat, str]:
+        """A new seat and its token (only the phone gets it)."""
         with self.lock:
             self._check_lobby()
             clean = clean_name(name, [s.name for s in self.seats])
             if len(self.seats) >= MAX_SEATS:
                 raise table_full()
             token = new_token()
-            seat = Seat(clean, free_colour(self.seats), token_hash(token), hosted=hosted)
+            seat = Seat(clean, free_colour(self.seats), token_hash(token), hosted=hosted,
+                        id=new_seat_id({s.id for s in self.seats}))
             self.store.add_seats(self.game_id, [self._row(len(self.seats), seat)])
             self.seats.append(seat)
             self._changed()
-            return clean, token
+            return seat, token
 
     def _row(self, pos: int, seat: Seat) -> SeatRow:
         return SeatRow(pos, seat.name, seat.colour, seat.token_hash, seat.hosted,
-                       seat.bot_level)
+                       seat.bot_level, seat.id)
 
-    def remove_seat(self, name: object) -> None:
+    def remove_seat(self, name: object = None, seat_id: object = None) -> None:
+        """Remove a seat before the start, named by its id or (folded) name."""
         with self.lock:
             self._check_lobby()
-            seat = self._seat_named(name)
+            seat = self._seat_with_id(seat_id) if seat_id is not None else \
+                self._seat_named(name)
             self._renumber([s for s in self.seats if s is not seat])
             self._changed()
 
@@ -289,12 +329,13 @@ class Table:
                                                + ", ".join(bots.levels()) + ".")
             if count > free:
                 raise conflict("table_full", f"Only {free} seats are free.")
-            taken = [s.name.casefold() for s in self.seats]
-            names = [n for n in BOT_NAMES if n.casefold() not in taken][:count]
+            taken = {fold(s.name) for s in self.seats}
+            names = [n for n in BOT_NAMES if fold(n) not in taken][:count]
             new: list[Seat] = []
             for name in names:
                 seat = Seat(name, free_colour(self.seats + new), token_hash(new_token()),
-                            bot_level=str(level))
+                            bot_level=str(level),
+                            id=new_seat_id({s.id for s in self.seats + new}))
                 new.append(seat)
             self.store.add_seats(self.game_id, [self._row(len(self.seats) + i, s)
                                                 for i, s in enumerate(new)])
@@ -458,7 +499,7 @@ class Table:
                     return
                 try:
                     self._pick(current, key[2], card)
-                except ApiError:
+                except (ApiError, StorageError):
                     return
 
         self.runner.spawn(think)
@@ -500,9 +541,11 @@ class Table:
             game = self.game
             if game is None or game.finished:
                 raise conflict("no_round", "There is no round to pick for right now.")
+            key = (self.game_id, self._epoch, game.current_round, seat.id)
             snapshot = copy.deepcopy(game)
             seed = _seed(self.game_id, game.current_round, seat.name, "hint")
-        found = self.runner.compute(lambda: bots.suggest(snapshot, seat.name, seed))
+        found = self.hint_desk.get(key, lambda: self.runner.compute(
+            lambda: bots.suggest(snapshot, seat.name, seed)))
         if found is None:
             raise ApiError(503, "no_hints", "Hints are not available on this table yet.")
         return {"round": snapshot.current_round, "card": found.card, "code": found.code,
@@ -532,10 +575,8 @@ class Table:
             row = self.store.game(game_id)
             if row is None:
                 raise ApiError(404, "no_such_game", f"There is no game {game_id}.")
-            if row.setup is None or row.players is None:
+            record = stored_record(self.store, row)
+            if record is None:
                 raise conflict("not_started", f"Game {game_id} never started: there is "
                                               "no record.")
-            return {"format": "kalimambo-record/1", "track_length": row.track_length,
-                    "players": row.players, "setup": row.setup,
-                    "rounds": [{"cards": r.cards, "kali": r.kali}
-                               for r in self.store.rounds(game_id)]}
+            return record

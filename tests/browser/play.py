@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-WAIT_MS = 15_000
+WAIT_MS = 30_000
+"""Ceiling for a wait on the page (a busy machine is slow; a passing wait returns at once)."""
 
 CONTRAST_JS = """
 (selectors) => {
@@ -105,3 +106,40 @@ def overflow(page: Any) -> int:
     extra: int = page.evaluate(
         "() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth)")
     return extra
+
+
+AXE_OFF: dict[str, str] = {}
+"""axe-core rules switched off for every page, each with the reason (none so far)."""
+
+
+def axe(page: Any, name: str) -> list[str]:
+    """axe-core's violations on the page as it is now, one readable line each.
+
+    axe-core comes inside the axe-playwright-python package (no download at test time).
+    """
+    from axe_playwright_python.sync_playwright import Axe
+
+    options = {"resultTypes": ["violations"],
+               "rules": {rule: {"enabled": False} for rule in AXE_OFF}}
+    results = Axe().run(page, options=options)
+    return [f"{name}: {v['id']} ({v['impact']}): {v['help']} at "
+            f"{[node['target'] for node in v['nodes']][:5]}"
+            for v in results.response["violations"]]
+
+
+def focused(page: Any) -> str:
+    """The focused element as 'tag#id' (or 'tag[data-x]' text for one without an id)."""
+    found: str = page.evaluate(
+        "() => { const n = document.activeElement; if (!n || n === document.body) return 'body';"
+        " return (n.tagName.toLowerCase() + (n.id ? '#' + n.id : '') + ' ' +"
+        " (n.textContent || '').trim()).trim(); }")
+    return found
+
+
+def console_errors(page: Any) -> list[str]:
+    """Collect the page's console errors and uncaught exceptions from now on."""
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text)
+            if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors

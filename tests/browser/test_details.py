@@ -28,6 +28,11 @@ from tests.browser.play import (
 NASTY = "<img src=/x.png>"
 
 
+def focused_id(page: Any) -> str:
+    found: str = page.evaluate("() => document.activeElement && document.activeElement.id")
+    return found
+
+
 def host_page(browser: Any, server: Server) -> tuple[Any, Any]:
     ctx = browser.new_context(viewport={"width": 412, "height": 915}, locale="en-US")
     page = ctx.new_page()
@@ -88,14 +93,20 @@ def test_host_plays_a_seat_without_a_phone(server: Server, browser: Any,
                                           ".colour-name", "a"]) if c["ratio"] < 4.5]
         assert not low, low
 
-        # undo takes the round back; a new game needs a second tap within a few seconds
+        # undo takes the round back; a new game asks first, in a dialog
         page.click("#undo")
         page.wait_for_selector("#undo", state="hidden", timeout=WAIT_MS)
         assert server.call("GET", "/record")["rounds"] == []
         page.click("#new-game")
-        assert "armed" in (page.get_attribute("#new-game", "class") or "")
-        assert server.state()["phase"] == "picking"  # one tap only arms the button
+        page.wait_for_selector("#confirm-new", state="visible", timeout=WAIT_MS)
+        assert focused_id(page) == "new-cancel"  # the safe answer has the focus
+        page.screenshot(path=str(artifacts / "host-confirm-new.png"))
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#confirm-new", state="hidden", timeout=WAIT_MS)
+        assert focused_id(page) == "new-game"  # back where the host was
+        assert server.state()["phase"] == "picking"  # Escape kept the game
         page.click("#new-game")
+        page.click("#new-confirm")
         page.wait_for_selector("#start-box", state="visible", timeout=WAIT_MS)
         assert server.state()["seats"] == []
     finally:
@@ -193,3 +204,31 @@ def test_phones_carry_on_after_the_table_loses_power(server: Server, browser: An
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_host_gets_in_by_the_host_link_or_on_the_tables_own_screen(
+        server: Server, browser: Any) -> None:
+    """The real host always gets in: the link with the key logs in at once (and the key
+    leaves the address bar); on the table's own screen one tap, no PIN."""
+    local = server.call("GET", "/local")
+    assert local["local"] is True and local["key"]
+    ctx = browser.new_context(viewport=PHONE, locale="en-GB")
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}/host#key={local['key']}")
+        page.wait_for_selector("#console", state="visible", timeout=WAIT_MS)
+        assert "key=" not in page.url
+        page.click("#logout")
+        page.wait_for_selector("#local-login", state="visible", timeout=WAIT_MS)
+        page.click("#local-login")
+        page.wait_for_selector("#console", state="visible", timeout=WAIT_MS)
+    finally:
+        ctx.close()
+    ctx = browser.new_context(viewport=PHONE, locale="en-GB")
+    try:  # a wrong key says so, and the PIN form waits
+        page = ctx.new_page()
+        page.goto(f"{server.url}/host#key=not-the-key")
+        page.wait_for_selector("#toast.show.error", timeout=WAIT_MS)
+        assert page.is_visible("#login-form") and not page.is_visible("#console")
+    finally:
+        ctx.close()

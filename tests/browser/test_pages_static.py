@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from web import pages
+from kalimambo.web import pages
 
 WEB = Path(pages.__file__).parent
 TEMPLATES = WEB / "templates"
@@ -34,9 +34,10 @@ def used_keys() -> set[str]:
     """Every message key the templates and scripts name literally."""
     found: set[str] = set()
     for path in TEMPLATES.glob("*.html"):
-        found |= set(re.findall(r'data-i18n(?:-placeholder|-label)?="([\w.]+)"',
-                                path.read_text("utf-8")))
-    for path in STATIC.glob("*.js"):
+        html = path.read_text("utf-8")
+        found |= set(re.findall(r'data-i18n(?:-placeholder|-label)?="([\w.]+)"', html))
+        found |= set(re.findall(r't\["([\w.]+)"\]', html))  # pages drawn on the server
+    for path in STATIC.rglob("*.js"):
         text = path.read_text("utf-8")
         found |= set(re.findall(r'\bt\(\s*"([\w.]+)"', text))
         found |= set(re.findall(r'"data-i18n": "([\w.]+)"', text))
@@ -71,8 +72,8 @@ def test_every_key_the_pages_use_exists_and_none_is_dead() -> None:
 
 
 def test_dynamic_keys_cover_colours_levels_and_hint_codes() -> None:
-    from engine import players
-    from web.seats import COLOURS
+    from kalimambo.engine import players
+    from kalimambo.web.seats import COLOURS
 
     english = load("en")
     for colour in COLOURS:
@@ -87,7 +88,7 @@ def test_dynamic_keys_cover_colours_levels_and_hint_codes() -> None:
 
 
 def test_no_asset_comes_from_another_host() -> None:
-    for path in [*TEMPLATES.glob("*.html"), *STATIC.glob("*.css"), *STATIC.glob("*.js")]:
+    for path in [*TEMPLATES.glob("*.html"), *STATIC.glob("*.css"), *STATIC.rglob("*.js")]:
         text = path.read_text("utf-8")
         assert not re.search(r'(src|href)\s*=\s*["\']?(https?:)?//', text), path.name
         assert "@import" not in text and "fonts.googleapis" not in text, path.name
@@ -96,7 +97,7 @@ def test_no_asset_comes_from_another_host() -> None:
 
 def test_scripts_never_put_text_into_html() -> None:
     """Names are typed by players: the scripts only ever set textContent."""
-    for path in STATIC.glob("*.js"):
+    for path in STATIC.rglob("*.js"):
         text = path.read_text("utf-8")
         assert "innerHTML" not in text and "outerHTML" not in text, path.name
         assert "insertAdjacentHTML" not in text and "document.write" not in text, path.name
@@ -104,7 +105,7 @@ def test_scripts_never_put_text_into_html() -> None:
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Any]:
-    from web.app import create_app
+    from kalimambo.web.app import create_app
 
     app = create_app({"DATA_DIR": str(tmp_path), "RUNNER": "inline", "STRIP": "sim",
                       "JOIN_URL": "http://10.1.2.3:8000/"})
@@ -136,8 +137,52 @@ def test_qr_code_carries_the_join_url_from_the_public_view(client: Any) -> None:
 
 
 def test_static_files_are_served(client: Any) -> None:
-    for name in ("style.css", "common.js", "cards.js", "phone.js", "board.js", "host.js",
-                 "icon.svg"):
+    for name in ("style.css", "phone.js", "board.js", "host.js", "icon.svg"):
         response = client.get(f"/static/{name}")
         assert response.status_code == 200, name
         response.close()
+
+
+SCRIPTS = sorted(path.relative_to(STATIC).as_posix() for path in STATIC.rglob("*.js"))
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_modules_come_as_javascript_and_revalidate(client: Any, name: str) -> None:
+    """A module runs only if served as JavaScript; a reload asks again and gets a 304."""
+    response = client.get(f"/static/{name}")
+    assert response.status_code == 200
+    assert response.mimetype == "text/javascript"
+    etag = response.headers["ETag"]
+    response.close()
+    again = client.get(f"/static/{name}", headers={"If-None-Match": etag})
+    assert again.status_code == 304
+    again.close()
+
+
+@pytest.mark.parametrize(("path", "entry"), [("/", "phone.js"), ("/board", "board.js"),
+                                             ("/host", "host.js")])
+def test_pages_load_their_module_and_preload_every_import(client: Any, path: str,
+                                                          entry: str) -> None:
+    html = client.get(path).get_data(as_text=True)
+    assert f'<script type="module" src="/static/{entry}">' in html
+    preloaded = set(re.findall(r'<link rel="modulepreload" href="/static/([\w/.-]+)">', html))
+    assert preloaded == set(pages.modules(entry))
+    assert "common/i18n.js" in preloaded
+    for name in preloaded:
+        assert (STATIC / name).is_file(), name
+    # every import of every module is a file that is there (a typo fails here, not on a phone)
+    for name in [entry, *preloaded]:
+        for target in pages.IMPORT.findall((STATIC / name).read_text("utf-8")):
+            assert (STATIC / name).parent.joinpath(target).resolve().is_file(), (name, target)
+
+
+def test_every_module_is_used_by_a_page() -> None:
+    used = {"phone.js", "board.js", "host.js"}
+    for entry in ("phone.js", "board.js", "host.js"):
+        used |= set(pages.modules(entry))
+    assert set(SCRIPTS) == used
+
+
+def test_board_qr_code_has_alt_text_with_the_join_url(client: Any) -> None:
+    html = client.get("/board", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert 'alt="QR-Code: http://10.1.2.3:8000/ öffnen, um mitzuspielen"' in html

@@ -8,19 +8,26 @@ line saying what to check, exit status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import queue
-import socket
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from firmware.board import BACKENDS, BoardConfig, BoardFileError, load_board_data, parse_board
-from firmware.scene import RGB
 from kalimambo.args import Parser, fail
+from kalimambo.firmware.board import (
+    BACKENDS,
+    BoardConfig,
+    BoardFileError,
+    load_board_data,
+    parse_board,
+)
+from kalimambo.firmware.scene import RGB
 
 PROG = "kalimambo leds"
 RED, GREEN, BLUE, WHITE = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)
@@ -127,7 +134,7 @@ def build_parser() -> Parser:
         "bench", help="how fast frames are computed here",
         description="Time the frame computation for 32, 64 and 160 LEDs during a whole "
         "round's animation, and the share of one CPU core that a 60 frames-per-second "
-        "animation takes (targets: 0.5 ms per frame at 160 LEDs, 5 %% of a core). "
+        "animation takes (targets: 0.5 ms per frame at 160 LEDs, 5 % of a core). "
         "Uses a simulated strip; touches no hardware.")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--frames", type=int, default=3000, help="frames timed per size")
@@ -175,9 +182,9 @@ class Strip:
     """The lights in builder mode: raw LED pictures, sent at once."""
 
     def __init__(self, board: BoardConfig, strip: str, out: Any) -> None:
-        from firmware.lights import Lights
+        from kalimambo.firmware.lights import Lights
 
-        logging.getLogger("firmware.lights").setLevel(logging.CRITICAL)  # we say it once
+        logging.getLogger("kalimambo.firmware.lights").setLevel(logging.CRITICAL)  # we say it once
         self.lights = Lights(board, strip, run_thread=False)
         self.board = board
         self.out = out
@@ -277,28 +284,18 @@ def run_walk(strip: Strip, start: int, lines: Any, out: Any) -> int:
 def _controls(board: BoardConfig, on_next: Callable[[], None]) -> Any:
     if board.button_next is None:
         return None
-    from firmware.controls import Controls
+    from kalimambo.firmware.controls import Controls
 
     return Controls(board, on_next, None, None)
 
 
-def lan_address() -> str:
-    """This machine's address on the local network (no packet is sent)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))
-            address: str = probe.getsockname()[0]
-        except OSError:
-            address = "127.0.0.1"
-    return address
-
-
 def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> int:
-    from firmware.calibrate import Calibration, create_calibrate_app
+    from kalimambo.firmware.calibrate import Calibration, create_calibrate_app
+    from kalimambo.web.netaddr import join_url  # the table's own address lookup
 
     session = Calibration(strip.board, path, strip.show)
     app = create_calibrate_app(session)
-    url = f"http://{lan_address() if bind in ('0.0.0.0', '') else bind}:{port}/"
+    url = join_url(port, None if bind in ("0.0.0.0", "") else bind)
     _say(out, f"Open {url} on your phone (same network), or scan:")
     try:
         import segno
@@ -317,10 +314,36 @@ def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> in
     return 0
 
 
+@contextlib.contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """While inside, Ctrl-C (SIGINT) and SIGTERM both end the command cleanly.
+
+    Why: a shell starts a background job (``kalimambo leds calibrate &``, a script, a
+    test run beside another) with SIGINT ignored, and Python then leaves it ignored,
+    so Ctrl-C did nothing and calibrate served on; and SIGTERM (``kill``, systemd,
+    ``timeout``) killed the process with the strip still lit.  Both now raise
+    ``KeyboardInterrupt`` in the main thread, which stops the server or the loop and
+    blanks the strip.  The old handlers come back afterwards.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     if args.command == "bench":
-        from firmware.bench import run
+        from kalimambo.firmware.bench import run
 
         figures = run(args.frames, args.seconds)
         if args.json:
@@ -345,12 +368,13 @@ def main(argv: Sequence[str]) -> int:
         strip.close()
         return 1
     try:
-        if args.command == "test":
-            return run_test(strip, max(0.0, args.delay), max(0.0, args.space_delay),
-                            sys.stdout)
-        if args.command == "walk":
-            return run_walk(strip, args.start, sys.stdin, sys.stdout)
-        return run_calibrate(strip, args.config, args.port, args.bind, sys.stdout)
+        with stopped_by_signals():
+            if args.command == "test":
+                return run_test(strip, max(0.0, args.delay), max(0.0, args.space_delay),
+                                sys.stdout)
+            if args.command == "walk":
+                return run_walk(strip, args.start, sys.stdin, sys.stdout)
+            return run_calibrate(strip, args.config, args.port, args.bind, sys.stdout)
     except KeyboardInterrupt:
         return 0
     finally:

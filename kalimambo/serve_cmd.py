@@ -1,0 +1,253 @@
+"""``kalimambo serve``: the table in one gunicorn worker with gevent.
+
+Why gevent (DESIGN.md): phones sleep and reload, and a reconnect storm of 60 event
+streams freezes a threaded server for tens of seconds; gevent serves them in
+milliseconds.  The table lives in memory, so there is exactly one worker process.
+Monkey patching is gunicorn's gevent worker's first act after the fork, before the
+app is imported; this module (run in the master) imports nothing that starts
+threads or touches the network, and loads the app only in the worker.
+
+The strip, buttons and buzzer are never touched here or in the worker: a separate
+``kalimambo lights`` process owns them (docs/LIGHTS-PROTOCOL.md), started and
+watched by this master (``--lights child``, the default) or by systemd
+(``--lights external``).  Liveness: gunicorn replaces a worker that stops
+answering its heartbeat within ``--worker-timeout`` seconds, and the worker feeds
+systemd's watchdog only while it really serves (``kalimambo.web.liveness``).
+
+Everything that can be wrong with the options or the board file is checked first,
+with a one-line message and exit status 2.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import socket
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kalimambo.args import Parser, fail
+from kalimambo.boardfile import DEFAULT_CONFIG, config_path, load_board
+from kalimambo.lights_cmd import DEFAULT_SOCKET, STRIPS
+
+PROG = "kalimambo serve"
+LIGHTS_MODES = ("child", "external", "off")
+WORKER_TIMEOUT_S = 10
+"""A worker silent this long is replaced (gevent's worker reports every second)."""
+BOOT_ALLOWANCE_S = 60.0
+"""How long a new worker may take to load the app before the timeout counts."""
+
+
+def boot_heartbeat(server: Any, worker: Any) -> None:
+    """gunicorn's ``post_fork`` hook: keep a booting worker's heartbeat for a while.
+
+    gunicorn counts loading the app against the worker timeout, and on a Pi Zero 2 W
+    loading may take longer than the 10 s that catch a frozen worker, which would then
+    be replaced for ever.  So a plain thread (started before gevent patches anything)
+    beats for it until it has booted, for at most ``BOOT_ALLOWANCE_S``; from then on only
+    the worker's own loop does, and a frozen worker is replaced after the timeout."""
+    import threading
+    import time
+
+    sleep, started = time.sleep, time.monotonic()  # the real sleep, taken before patching
+
+    def beat() -> None:
+        while not worker.booted and time.monotonic() - started < BOOT_ALLOWANCE_S:
+            try:
+                worker.tmp.notify()
+            except (OSError, ValueError):
+                return
+            sleep(1.0)
+
+    threading.Thread(target=beat, name="boot-heartbeat", daemon=True).start()
+
+
+def parse(argv: Sequence[str]) -> Any:
+    parser = Parser(prog=PROG, description="Run the table: web server, game and lights.")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    parser.add_argument("--host", default="0.0.0.0",
+                        help="address to listen on (default 0.0.0.0: every interface)")
+    parser.add_argument("--data-dir", default="data",
+                        help="where games are kept (default ./data)")
+    parser.add_argument("--host-pin", help="the host's PIN (else the board file's, else one "
+                                           "is made once and kept in the data dir)")
+    parser.add_argument("--strip", choices=STRIPS,
+                        help="light strip: auto (real on a Pi, simulated elsewhere), sim, "
+                             "ws281x or pio (default: the board file's), for the lights "
+                             "process it starts (--lights child)")
+    parser.add_argument("--config", help=f"the board file (default {DEFAULT_CONFIG} if it "
+                                          "exists, else 32 spaces, one LED each)")
+    parser.add_argument("--lights", choices=LIGHTS_MODES, default="child",
+                        help="the lights process: child (started and restarted by this "
+                             "command; the default), external (started separately, e.g. "
+                             "by systemd) or off")
+    parser.add_argument("--lights-socket", metavar="PATH",
+                        help="the Unix socket the lights process connects to (default: "
+                             f"a private temporary one for child, {DEFAULT_SOCKET} for "
+                             "external)")
+    parser.add_argument("--worker-timeout", type=int, default=WORKER_TIMEOUT_S,
+                        metavar="S", help="replace a web worker that stops answering for "
+                                          f"S seconds (default {WORKER_TIMEOUT_S})")
+    return parser.parse_args(list(argv))
+
+
+def check_socket_path(path: str) -> str | None:
+    """Why the table cannot listen at ``path``, or None."""
+    if len(os.fsencode(path)) >= 108:
+        return f"--lights-socket {path}: too long for a Unix socket (107 bytes at most)"
+    folder = Path(path).parent
+    if not folder.is_dir():
+        return f"--lights-socket {path}: the folder {folder} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"--lights-socket {path}: cannot create a socket in {folder}"
+    if Path(path).exists() and not Path(path).is_socket():
+        return f"--lights-socket {path}: a file that is not a socket is in the way"
+    return None
+
+
+def lights_command(args: Any, socket_path: str) -> list[str]:
+    """The supervised ``kalimambo lights`` command line (same board file and strip)."""
+    command = [sys.executable, "-m", "kalimambo", "lights", "--socket", socket_path,
+               "--parent-pid", str(os.getpid())]
+    board_file = config_path(args.config)
+    if board_file is not None:
+        command += ["--config", str(Path(board_file).resolve())]
+    if args.strip:
+        command += ["--strip", args.strip]
+    return command
+
+
+def check_port(host: str, port: int) -> str | None:
+    """Why the address cannot be listened on, or None (checked by binding, no traffic)."""
+    if not 1 <= port <= 65535:
+        return f"--port {port}: must be 1 to 65535"
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            return f"port {port} is already in use (is the table already running?)"
+        return f"cannot listen on {host}:{port}: {error.strerror or error}"
+    return None
+
+
+def host_pin(option: str | None, board: Any) -> str | None:
+    """The PIN from the option or the board file; None: the host key alone."""
+    if option:
+        return option
+    if getattr(board, "host_pin", None):
+        return str(board.host_pin)
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    if args.host_pin is not None and not (1 <= len(args.host_pin) <= 64
+                                          and args.host_pin.isprintable()
+                                          and " " not in args.host_pin):
+        return fail(PROG, "--host-pin: 1 to 64 characters, no spaces")
+    if not 2 <= args.worker_timeout <= 600:
+        return fail(PROG, "--worker-timeout: 2 to 600 seconds")
+    if args.lights == "off" and args.lights_socket:
+        return fail(PROG, "--lights-socket: there is no lights process with --lights off")
+    if args.lights_socket or args.lights == "external":
+        problem = check_socket_path(args.lights_socket or DEFAULT_SOCKET)
+        if problem:
+            return fail(PROG, problem)
+    try:
+        board = load_board(args.config)
+    except ValueError as error:
+        return fail(PROG, str(error))
+    data_dir = Path(args.data_dir)
+    problem = check_port(args.host, args.port)
+    if problem:
+        return fail(PROG, problem)
+    from kalimambo.web.startup import StartupError, open_data_dir
+
+    try:  # one server per data dir, and a store it can use: else one line, exit 2
+        opened = open_data_dir(data_dir)
+    except StartupError as error:
+        return fail(PROG, str(error))
+    pin = host_pin(args.host_pin, board)
+
+    from kalimambo.web.netaddr import join_url
+
+    url = join_url(args.port)
+    print(f"Kalimambo table: phones open {url}", flush=True)
+    print(f"Board page: {url}board    Host page: {url}host", flush=True)
+    print(f"Host link (opens the host page, logged in): {url}host#key={opened.host_key}",
+          flush=True)
+    if pin is not None:
+        print(f"Host PIN: {pin}", flush=True)
+    from kalimambo.web.host import pin_warning
+
+    warning = pin_warning(pin)
+    if warning:
+        sys.stderr.write(f"{PROG}: warning: {warning}\n")
+    private = tempfile.mkdtemp(prefix="kalimambo-") if args.lights == "child" else None
+    socket_path = None
+    if args.lights != "off":
+        socket_path = args.lights_socket or (str(Path(private, "lights.sock")) if private
+                                             else DEFAULT_SOCKET)
+    config = {"DATA_DIR": str(data_dir), "HOST_PIN": pin, "HOST_KEY": opened.host_key,
+              "BOARD": board, "PORT": args.port, "JOIN_URL": url, "RUNNER": "auto",
+              "LIGHTS_SOCKET": socket_path}
+    child = None
+    if private is not None and socket_path is not None:
+        from kalimambo.web.lightschild import LightsChild
+
+        # Its working folder is private too: lgpio leaves .lgd-nfy* pipes where it runs.
+        child = LightsChild(lights_command(args, socket_path), private).start()
+    master = os.getpid()
+    try:
+        run(args.host, args.port, config, args.worker_timeout)
+    finally:
+        # A worker leaving (sys.exit in the fork) unwinds through here too: only the
+        # master may stop the child and remove its folder.
+        if os.getpid() == master:
+            if child is not None:
+                child.stop()
+            if private is not None:
+                shutil.rmtree(private, ignore_errors=True)
+    return 0
+
+
+def run(host: str, port: int, config: dict[str, Any],
+        worker_timeout: int = WORKER_TIMEOUT_S) -> None:
+    """Serve the app with gunicorn: one gevent worker, many connections."""
+    from gunicorn.app.base import BaseApplication
+
+    class TableServer(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            settings = {
+                "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+                "workers": 1,
+                "worker_class": "gevent",
+                "worker_connections": 1000,
+                "timeout": worker_timeout,
+                "graceful_timeout": 3,
+                "keepalive": 5,
+                "accesslog": None,
+                "loglevel": "warning",
+                "preload_app": False,
+                "post_fork": boot_heartbeat,
+            }
+            for key, value in settings.items():
+                self.cfg.set(key, value)
+
+        def load(self) -> Any:
+            # In the worker, after gevent has patched the standard library.
+            from kalimambo.web.app import create_app
+            from kalimambo.web.liveness import Watchdog, state_url
+
+            app = create_app(config)
+            app.extensions["kalimambo.watchdog"] = Watchdog(state_url(host, port)).start()
+            return app
+
+    TableServer().run()

@@ -1,0 +1,75 @@
+"""The archive's routes: statistics, the CSV export and the printable score sheet.
+
+Read-only: none of them changes a game.  Finished games are added up by
+``kalimambo.web.archive``; these routes only read the query and shape the answer.
+"""
+
+from __future__ import annotations
+
+import math
+
+import orjson
+from flask import Blueprint, Response, current_app, render_template, request
+
+from kalimambo.web.archive import Archive, csv_text, iso_time, score_sheet, statistics
+from kalimambo.web.errors import bad_request
+from kalimambo.web.names import fold
+from kalimambo.web.pages import LANGUAGES, messages
+
+bp = Blueprint("archive", __name__, template_folder="templates")
+
+
+def archive() -> Archive:
+    found: Archive = current_app.extensions["kalimambo.archive"]
+    return found
+
+
+def since() -> float | None:
+    """``?since=<Unix seconds>``: only games finished at or after it."""
+    raw = request.args.get("since")
+    if raw is None or raw == "":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise bad_request("bad_since", "since must be a time in Unix seconds, "
+                                       "for example 1764547200.")
+    return value
+
+
+@bp.get("/api/v1/stats")
+def stats() -> Response:
+    """Every player over the finished games: games, wins, best, mean and the causes."""
+    body = orjson.dumps(statistics(archive().results(since()), fold))
+    response = Response(body, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/api/v1/games.csv")
+def games_csv() -> Response:
+    """One row per player per finished game, for a spreadsheet."""
+    response = Response(csv_text(archive().results(since())), mimetype="text/csv")
+    response.headers["Content-Disposition"] = 'attachment; filename="kalimambo-games.csv"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/games/<int:game_id>/sheet")
+def sheet(game_id: int) -> Response:
+    """The score pad of one game: black on white, one A4 page when printed."""
+    lang = request.args.get("lang")
+    if lang not in LANGUAGES:
+        lang = request.accept_languages.best_match(LANGUAGES) or "en"
+    table = current_app.extensions["kalimambo.table"]
+    with table.lock:
+        found = score_sheet(table.store, game_id)
+    text = messages()[lang]
+    if found is None:
+        html = render_template("sheet_missing.html", lang=lang, t=text, game_id=game_id)
+        return Response(html, status=404, mimetype="text/html")
+    html = render_template("sheet.html", lang=lang, t=text, sheet=found,
+                           started=iso_time(found.started)[:10] if found.started else "")
+    return Response(html, mimetype="text/html")

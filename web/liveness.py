@@ -1,0 +1,97 @@
+"""systemd's watchdog, fed only while the table really answers.
+
+The worker asks itself for ``/api/v1/state`` over loopback every few seconds and
+only on a good answer sends ``WATCHDOG=1`` (the first time also ``READY=1``) to
+``$NOTIFY_SOCKET``.  A frozen worker sends nothing: gunicorn's worker timeout
+replaces it, and if that does not bring the table back, systemd restarts the
+whole service after ``WatchdogSec``.  The loop runs in the worker itself, so a
+blocked gevent hub (the lgpio freeze) stops it as surely as a stopped process.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import urllib.request
+
+log = logging.getLogger(__name__)
+
+DEFAULT_EVERY_S = 5.0
+ASK_TIMEOUT_S = 5.0
+
+
+def sd_notify(message: str, address: str | None = None) -> bool:
+    """Send one datagram to systemd's notify socket; false without one (or on failure)."""
+    address = address if address is not None else os.environ.get("NOTIFY_SOCKET", "")
+    if not address:
+        return False
+    if address.startswith("@"):  # an abstract socket
+        address = "\0" + address[1:]
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.connect(address)
+            sock.sendall(message.encode())
+    except OSError as error:
+        log.warning("watchdog: cannot notify systemd: %s", error)
+        return False
+    return True
+
+
+def interval() -> float:
+    """A quarter of systemd's ``WATCHDOG_USEC`` (so two misses still leave time), else 5 s."""
+    try:
+        usec = int(os.environ.get("WATCHDOG_USEC", ""))
+    except ValueError:
+        return DEFAULT_EVERY_S
+    return min(max(usec / 4_000_000, 0.2), 10.0) if usec > 0 else DEFAULT_EVERY_S
+
+
+def state_url(host: str, port: int) -> str:
+    """Where the worker reaches itself: loopback when it listens on every address."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}/api/v1/state" if ":" in host else \
+        f"http://{host}:{port}/api/v1/state"
+
+
+def answers(url: str, timeout: float = ASK_TIMEOUT_S) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            response.read()
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+class Watchdog:
+    """The loop (a greenlet under gevent): ask, and notify only on a good answer."""
+
+    def __init__(self, url: str, every_s: float | None = None) -> None:
+        self.url = url
+        self.every_s = every_s or interval()
+        self.ready = False
+        self._stop = threading.Event()
+
+    def start(self) -> Watchdog | None:
+        """Start feeding systemd; None (and nothing started) without ``$NOTIFY_SOCKET``."""
+        if not os.environ.get("NOTIFY_SOCKET"):
+            return None
+        threading.Thread(target=self._run, name="watchdog", daemon=True).start()
+        return self
+
+    def _run(self) -> None:
+        while True:
+            if answers(self.url):
+                if not self.ready:
+                    self.ready = sd_notify("READY=1\nSTATUS=Serving the table")
+                sd_notify("WATCHDOG=1")
+            # Until the first good answer, ask often: systemd waits for READY=1.
+            if self._stop.wait(self.every_s if self.ready else min(self.every_s, 0.5)):
+                return
+
+    def stop(self) -> None:
+        self._stop.set()

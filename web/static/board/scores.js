@@ -1,0 +1,54 @@
+/* The score table: a row per player, a column per round, and the running total (which
+   follows the penalties as they are played). */
+
+import { $, el } from "../common/dom.js";
+import { t } from "../common/i18n.js";
+import { own } from "../common/names.js";
+import { state } from "./state.js";
+
+function nameCell(view, seat) {
+  const mark = view.phase === "picking" && !state.playing
+    ? el("span", { class: "muted" }, seat.picked ? " ✓" : " …") : null;
+  const colour = t(`colour.${seat.colour}`);
+  return el("td", { class: "name" },
+    el("span", { class: `dot c-${seat.colour}`, "aria-hidden": "true" }), " ",
+    seat.name, mark, el("span", { class: "colour-small" }, seat.bot
+      ? t("board.bot_colour", { colour, level: t(`level.${seat.bot_level || "medium"}`) })
+      : colour));
+}
+
+export function renderScores() {
+  const view = state.view;
+  const table = $("scores");
+  table.textContent = "";
+  if (!view) return;
+  const history = (view.history || []).slice(0, state.shown ? state.shown.rounds : 0);
+  const rounds = view.phase !== "lobby" ? 12 : 0;
+  const head = el("tr", {}, el("th", { scope: "col" }, t("board.player")));
+  for (let r = 1; r <= rounds; r += 1) {
+    head.appendChild(el("th", { class: "round-col", scope: "col" },
+      t("board.round_short", { round: r })));
+  }
+  head.appendChild(el("th", { scope: "col" }, t("board.total")));
+  table.appendChild(el("thead", {}, head));
+  const body = el("tbody");
+  const winners = !state.playing && view.phase === "finished" ? view.winners || [] : [];
+  for (const seat of view.seats || []) {
+    const row = el("tr", { class: winners.includes(seat.name) ? "winner" : "" },
+      nameCell(view, seat));
+    let before = 0;
+    for (let r = 0; r < rounds; r += 1) {
+      const entry = history[r];
+      if (!entry) { row.appendChild(el("td", {}, "")); continue; }
+      const now = own(entry.minus_points, seat.name, 0);
+      const gained = now - before;
+      before = now;
+      row.appendChild(el("td", { class: gained ? "" : "zero" }, gained ? `+${gained}` : "0"));
+    }
+    const total = state.shown && state.shown.minus.has(seat.name)
+      ? state.shown.minus.get(seat.name) : seat.minus_points;
+    row.appendChild(el("td", { class: "total" }, String(total)));
+    body.appendChild(row);
+  }
+  table.appendChild(body);
+}

@@ -1,0 +1,29 @@
+/* What the board shows now, shared by the parts that draw it.
+
+   Name-keyed parts are Maps: a player may be called "__proto__" or "toString". */
+
+export const state = {
+  view: null,
+  gameId: null,
+  shown: null,      // what the ring shows now: {rhino, positions, minus, rounds, dung}
+  queue: [],        // events still to play
+  queuedRounds: 0,  // rounds shown or waiting in the queue
+  playing: false,
+  cards: null,      // the cards of the round being played, for badges
+  hit: null,        // the figure key just hit (ring.js figureKey)
+  flashHeap: null,
+  pressBase: 0,     // "next" presses already used up (step pacing)
+};
+
+/** The shown state of a view: where everything stands, with no replay. */
+export function snapshot(view) {
+  const minus = new Map();
+  for (const seat of view.seats || []) minus.set(seat.name, seat.minus_points);
+  return {
+    rhino: view.rhino,
+    positions: new Map(Object.entries(view.positions || {})),
+    minus,
+    rounds: (view.history || []).length,
+    dung: (view.dung || []).slice(),
+  };
+}

@@ -1,0 +1,24 @@
+/* The simulated light strip under the board (?leds=1): the table's LED colours, polled. */
+
+import { $, el } from "../common/dom.js";
+import { api } from "../common/api.js";
+
+async function poll() {
+  try {
+    const data = await api("GET", "/leds");
+    const box = $("leds");
+    const leds = data.leds || [];
+    while (box.children.length > leds.length) box.lastChild.remove();
+    while (box.children.length < leds.length) box.appendChild(el("span"));
+    leds.forEach((rgb, i) => {
+      box.children[i].style.background = `rgb(${rgb[0]}, ${rgb[1]}, ${rgb[2]})`;
+    });
+  } catch (e) { /* try again on the next tick */ }
+  setTimeout(poll, document.hidden ? 2000 : 250);
+}
+
+/** Show the strip and keep it up to date. */
+export function startStrip() {
+  $("leds-box").hidden = false;
+  poll();
+}

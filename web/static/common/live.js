@@ -1,0 +1,52 @@
+/* The public view over Server-Sent Events, and the page's "lost the table" line. */
+
+import { $ } from "./dom.js";
+import { t } from "./i18n.js";
+
+/** Show in #conn whether the page hears the table. */
+export function setConnected(ok) {
+  const box = $("conn");
+  if (!box) return;
+  box.className = `conn ${ok ? "ok" : "down"}`;
+  box.textContent = ok ? "" : t("conn.lost");
+}
+
+/** Follow the public view: one EventSource, reopened when it closes for good.
+
+    onView(view) gets every snapshot; #conn shows the connection state; tokenOf() gives
+    the seat's token, so the table knows that seat is connected.
+    Returns {reconnect} for pages that wake up from sleep. */
+export function live(onView, tokenOf) {
+  let source = null;
+  let retryTimer = null;
+  let delay = 1000;
+
+  function open() {
+    clearTimeout(retryTimer);
+    if (source) source.close();
+    const token = tokenOf ? tokenOf() : null;
+    source = new EventSource(token ? `/api/v1/events?token=${encodeURIComponent(token)}`
+      : "/api/v1/events");
+    source.onmessage = (message) => {
+      let view;
+      try { view = JSON.parse(message.data); } catch (e) { return; }
+      delay = 1000;
+      setConnected(true);
+      onView(view);
+    };
+    source.onerror = () => {
+      setConnected(false);
+      if (source.readyState === EventSource.CLOSED) {
+        retryTimer = setTimeout(open, delay);
+        delay = Math.min(delay * 2, 15000);
+      }
+    };
+  }
+
+  open();
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && source && source.readyState !== EventSource.OPEN) open();
+  });
+  window.addEventListener("online", open);
+  return { reconnect: open };
+}

@@ -1,0 +1,13 @@
+/* localStorage that never throws: in private mode the page still works, it just forgets. */
+
+export function storageGet(key) {
+  try { return window.localStorage.getItem(key); } catch (e) { return null; }
+}
+
+/** Store `value` under `key`; null removes it. */
+export function storageSet(key, value) {
+  try {
+    if (value === null) window.localStorage.removeItem(key);
+    else window.localStorage.setItem(key, value);
+  } catch (e) { /* private mode */ }
+}

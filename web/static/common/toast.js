@@ -1,0 +1,15 @@
+/* A message line at the bottom for a few seconds (role=status: screen readers say it). */
+
+import { $ } from "./dom.js";
+
+let timer = null;
+
+/** Show `text` in #toast; kind "error" gives it a red edge. */
+export function toast(text, kind) {
+  const box = $("toast");
+  if (!box) return;
+  box.textContent = text;
+  box.className = `toast show ${kind || ""}`;
+  clearTimeout(timer);
+  timer = setTimeout(() => { box.className = "toast"; }, 5000);
+}
