@@ -3,7 +3,8 @@
 #   ./setup.sh            a .venv at the repository root with Kalimambo installed (any Linux)
 #   ./setup.sh --dev      also the test tools, shellcheck, poppler-utils and Debian's chromium
 #   sudo ./setup.sh       on Raspberry Pi OS also: system packages, the LED strip driver,
-#                         /etc/kalimambo/board.toml, the kalimambo service, kalimambo.local
+#                         /etc/kalimambo/board.toml, the two services (kalimambo: the table,
+#                         kalimambo-lights: strip, buttons, buzzer), kalimambo.local
 # See ./setup.sh --help. Every change to the system goes through run/install_file/... below,
 # so --dry-run can list each one and make none.
 set -euo pipefail
@@ -20,15 +21,17 @@ Any Linux machine:
 
 Raspberry Pi OS (found from /proc/device-tree/model; run with sudo):
                        system packages (python3-venv, python3-lgpio, avahi-daemon), the
-                       strip driver (rpi-ws281x on a Pi 1-4 / Zero 2 W, the ws2812-pio
+                       strip driver (rpi-ws281x on a Pi 2-4 / Zero 2 W, the ws2812-pio
                        overlay on a Pi 5), the board file /etc/kalimambo/board.toml (kept if
-                       it exists), data in /var/lib/kalimambo, the kalimambo.service on
-                       port 80, and the name kalimambo.local on the network
+                       it exists), data in /var/lib/kalimambo, kalimambo.service (the table
+                       on port 80, as the user kalimambo), kalimambo-lights.service (strip,
+                       buttons, buzzer), and the name kalimambo.local on the network.
+                       Pi 1, Zero and Zero W (armv6l) are refused: no strip driver builds there
   --hotspot NAME       convention mode: the Pi becomes a Wi-Fi access point called NAME;
                        phones join it and open http://10.42.0.1 (no venue Wi-Fi needed)
   --hotspot-password P a WPA2 password for the hotspot (8 to 63 characters; default: open)
-  --country CC         the Wi-Fi country (two letters, e.g. GB, DE, US): the Pi's Wi-Fi stays
-                       off until one is set
+  --country CC         set the Wi-Fi country (two letters, e.g. GB, DE, US) with raspi-config,
+                       with or without --hotspot: the Pi's Wi-Fi stays off until one is set
   --no-hotspot         remove the hotspot; the Pi joins ordinary Wi-Fi again
   --hostname NAME      the network name (default kalimambo: http://kalimambo.local)
   --port N             the service's port (default 80)
@@ -106,6 +109,8 @@ BOARD_FILE=$ETC_DIR/board.toml
 STATE_FILE=$ETC_DIR/setup-state
 DATA_DIR=/var/lib/kalimambo
 UNIT_FILE=/etc/systemd/system/kalimambo.service
+LIGHTS_UNIT_FILE=/etc/systemd/system/kalimambo-lights.service
+RUN_DIRS=(/run/kalimambo /run/kalimambo-lights)
 UDEV_FILE=/etc/udev/rules.d/99-kalimambo-leds.rules
 AUDIO_FILE=/etc/modprobe.d/kalimambo-no-analog-audio.conf
 CMD_LINK=/usr/local/bin/kalimambo
@@ -198,13 +203,20 @@ helper() {
 
 # ---- what machine this is ----------------------------------------------------------------
 
+# The same file on a Pi; the second is where an emulated root can fake it (tests/pi/).
 MODEL=""
-if [ -r "$(at /proc/device-tree/model)" ]; then
-    MODEL="$(tr -d '\0' < "$(at /proc/device-tree/model)")"
-fi
+for model_file in /proc/device-tree/model /sys/firmware/devicetree/base/model; do
+    if [ -r "$(at $model_file)" ]; then
+        MODEL="$(tr -d '\0' < "$(at $model_file)")"
+        break
+    fi
+done
 case "$MODEL" in
     "Raspberry Pi 5"*|"Raspberry Pi Compute Module 5"*) PI=5 ;;   # also the Pi 500
-    "Raspberry Pi"*) PI=4 ;;   # Pi 1 to 4, Zero, Zero 2 W, 400, CM 1-4: rpi-ws281x works
+    # Pi 1 (Model A/B/A+/B+), Zero, Zero W, Compute Module 1: the ARMv6 ones.
+    "Raspberry Pi Model "*|"Raspberry Pi Zero Rev"*|"Raspberry Pi Zero W"*|"Raspberry Pi Compute Module Rev"*)
+        PI=1 ;;
+    "Raspberry Pi"*) PI=4 ;;   # Pi 2 to 4, Zero 2 W, 400, CM 3-4: rpi-ws281x works
     *) PI=0 ;;
 esac
 
@@ -236,8 +248,23 @@ apt_install() {
         say "   already installed: $*"
         return
     fi
-    run apt-get update -qq
-    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+    quietly apt-get update -qq
+    quietly env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        -o Dpkg::Use-Pty=0 "${missing[@]}"
+}
+
+# quietly COMMAND...: run (or list) it; its output is shown only if it fails.
+quietly() {
+    local log
+    if [ "$DRY" = 1 ]; then run "$@"; return; fi
+    say "   + $(show "$@")"
+    log="$(mktemp)"
+    if ! "$@" > "$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        rm -f "$log"
+        die "'$(show "$@")' failed (its last lines are above)"
+    fi
+    rm -f "$log"
 }
 
 repo_venv() {
@@ -271,7 +298,7 @@ dev_tools() {
 }
 
 # Read the board file setup.sh will use: the one in /etc/kalimambo, else the example.
-EXAMPLE="" BACKEND="" GPIO="" LED_COUNT="" STRIP_TYPE="" SERVICE_AS_ROOT=0 OVERLAY=""
+EXAMPLE="" BACKEND="" GPIO="" LED_COUNT="" STRIP_TYPE="" LIGHTS_AS_ROOT=0 OVERLAY=""
 read_board() {
     local source key value info
     if [ "$PI" = 5 ]; then EXAMPLE="$REPO/hardware/boards/pi5-pio-2led.toml"
@@ -297,7 +324,7 @@ read_board() {
         die "$source: strip.backend = \"pio\" needs a Raspberry Pi 5; use \"ws281x\" (or \"auto\")"
     fi
     # rpi-ws281x needs root for PWM (GPIO 18, 12...) and PCM (21); SPI (GPIO 10) does not.
-    if [ "$BACKEND" = ws281x ] && [ "$GPIO" != 10 ]; then SERVICE_AS_ROOT=1; fi
+    if [ "$BACKEND" = ws281x ] && [ "$GPIO" != 10 ]; then LIGHTS_AS_ROOT=1; fi
     if [ "$BACKEND" = pio ]; then
         OVERLAY="dtoverlay=ws2812-pio,gpio=$GPIO,num_leds=$LED_COUNT"
         [ "$STRIP_TYPE" = sk6812w ] && OVERLAY="$OVERLAY,rgbw"
@@ -314,36 +341,32 @@ pi_packages() {
 }
 
 service_account() {
-    step "Service account"
-    if [ "$SERVICE_AS_ROOT" = 1 ]; then
-        say "   the service runs as root: rpi-ws281x drives GPIO $GPIO through /dev/mem"
-        if user_exists "$SERVICE_USER"; then
-            say "   (the user $SERVICE_USER from an earlier set-up is no longer needed)"
-        fi
-        return
-    fi
-    local groups=() group
-    for group in gpio spi; do
-        [ "$group" = spi ] && [ "$GPIO" != 10 ] && continue
-        if group_exists "$group"; then groups+=("$group")
-        else say "   note: no '$group' group on this system: the strip or buttons may be refused"; fi
-    done
-    local joined
-    joined="$(IFS=,; printf '%s' "${groups[*]}")"
+    local group
+    step "Service account: $SERVICE_USER (the table runs as it on every Pi)"
     if ! user_exists "$SERVICE_USER"; then
         run useradd --system --user-group --home-dir "$DATA_DIR" --no-create-home \
-            --shell /usr/sbin/nologin ${joined:+--groups "$joined"} "$SERVICE_USER"
+            --shell /usr/sbin/nologin "$SERVICE_USER"
     else
         say "   exists: user $SERVICE_USER"
-        for group in "${groups[@]}"; do
-            in_group "$SERVICE_USER" "$group" || run usermod -a -G "$group" "$SERVICE_USER"
+    fi
+    # An earlier set-up put the user in gpio/spi; only the lights service needs those now,
+    # and it gets them from its unit (SupplementaryGroups=).
+    for group in gpio spi; do
+        in_group "$SERVICE_USER" "$group" && run gpasswd -d "$SERVICE_USER" "$group"
+    done
+    if [ "$LIGHTS_AS_ROOT" = 1 ]; then
+        say "   the lights service runs as root: rpi-ws281x drives GPIO $GPIO through /dev/mem"
+    else
+        for group in gpio spi; do
+            [ "$group" = spi ] && [ "$GPIO" != 10 ] && continue
+            group_exists "$group" \
+                || say "   note: no '$group' group on this system: the strip or buttons may be refused"
         done
     fi
+    return 0
 }
 
 directories_and_config() {
-    local owner=root
-    [ "$SERVICE_AS_ROOT" = 1 ] || owner="$SERVICE_USER"
     step "Board file and data"
     [ -d "$(at $ETC_DIR)" ] || run install -d -m 0755 "$ETC_DIR"
     if [ -f "$(at $BOARD_FILE)" ]; then
@@ -352,42 +375,76 @@ directories_and_config() {
         run install -m 0644 "$EXAMPLE" "$BOARD_FILE"
     fi
     if [ -d "$(at $DATA_DIR)" ]; then
-        say "   exists: $DATA_DIR (saved games)"
+        say "   exists: $DATA_DIR (saved games; systemd keeps it owned by $SERVICE_USER)"
     else
-        run install -d -m 0750 -o "$owner" -g "$owner" "$DATA_DIR"
+        run install -d -m 0750 -o "$SERVICE_USER" -g "$SERVICE_USER" "$DATA_DIR"
     fi
 }
 
 service_venv() {
     local target="$OPT_DIR/src"
-    # rpi-ws281x on a Pi 1-4 (the [pi] extra); lgpio comes from apt's python3-lgpio.
+    # rpi-ws281x on a Pi 2-4 (the [pi] extra); lgpio comes from apt's python3-lgpio.
     [ "$BACKEND" = ws281x ] && target="$OPT_DIR/src[pi]"
-    step "The service's own copy of Kalimambo: $SERVICE_VENV"
+    step "The services' own copy of Kalimambo: $SERVICE_VENV"
     [ "$BACKEND" = ws281x ] && say "   with rpi-ws281x for the strip on GPIO $GPIO"
+    local fresh=0
     if [ -x "$(at $SERVICE_VENV/bin/python)" ]; then
         say "   exists: $SERVICE_VENV"
     else
         run "$PYTHON" -m venv --system-site-packages "$SERVICE_VENV"
+        fresh=1
     fi
-    # The service user cannot read a checkout in a private home, so it gets its own copy
-    # (built there, so no root-owned build files land in the checkout); run ./setup.sh
-    # again after 'git pull' to update it.
-    copy_source
-    run "$SERVICE_VENV/bin/python" -m pip install --quiet --root-user-action=ignore "$target"
-    run ln -sfn "$SERVICE_VENV/bin/kalimambo" "$CMD_LINK"
+    # The service user cannot read a checkout in a private home, so it gets its own copy,
+    # owned by root (built there, so no root-owned build files land in the checkout); run
+    # ./setup.sh again after 'git pull' to update it.
+    if copy_source || [ "$fresh" = 1 ] || [ ! -x "$(at $SERVICE_VENV/bin/kalimambo)" ]; then
+        # Debian's pip 23 builds rpi-ws281x the deprecated way (setup.py install).
+        run "$SERVICE_VENV/bin/python" -m pip install --quiet --root-user-action=ignore \
+            --upgrade pip
+        if ! run "$SERVICE_VENV/bin/python" -m pip install --quiet --root-user-action=ignore \
+                "$target"; then
+            rm -rf "$OPT_DIR/src"   # so the next run copies and installs again
+            die "pip could not install Kalimambo into $SERVICE_VENV (see above); run ./setup.sh again"
+        fi
+    else
+        say "   unchanged: $OPT_DIR/src and what is installed from it"
+    fi
+    if [ "$(readlink "$(at $CMD_LINK)" 2>/dev/null)" = "$SERVICE_VENV/bin/kalimambo" ]; then
+        say "   unchanged: $CMD_LINK"
+    else
+        run ln -sfn "$SERVICE_VENV/bin/kalimambo" "$CMD_LINK"
+    fi
 }
 
-# copy_source: the project, without .git, .venv and tests, to $OPT_DIR/src.
+# copy_source: the project, without .git, .venv, tests and what running it leaves behind,
+# to $OPT_DIR/src, owned by root. Fails (status 1) when that copy is already the same.
+COPY_EXCLUDES=(--exclude=./.git --exclude=./.venv --exclude=./tests --exclude=./build
+    --exclude=./data --exclude='*.egg-info' --exclude=__pycache__ --exclude='.lgd-nfy*'
+    --exclude=.gunicorn --exclude=.pytest_cache --exclude=.mypy_cache --exclude=.ruff_cache
+    --exclude=.hypothesis)
 copy_source() {
-    if [ "$DRY" = 1 ]; then
-        say "   would copy $REPO (without .git, .venv, tests) to $OPT_DIR/src"
-        return
+    local stage
+    stage="$(mktemp -d)"
+    tar -C "$REPO" "${COPY_EXCLUDES[@]}" --owner=0 --group=0 -cf - . \
+        | tar -C "$stage" --no-same-owner -xf -
+    chmod 0755 "$stage"
+    if [ -d "$(at $OPT_DIR/src)" ] \
+            && diff -r -q -x build -x '*.egg-info' -x __pycache__ "$stage" "$(at $OPT_DIR/src)" \
+                >/dev/null 2>&1 \
+            && [ -z "$(find "$(at $OPT_DIR/src)" ! -user root -print -quit 2>/dev/null)" ]; then
+        rm -rf "$stage"
+        return 1
     fi
-    say "   + copy $REPO (without .git, .venv, tests) to $OPT_DIR/src"
+    if [ "$DRY" = 1 ]; then
+        say "   would copy $REPO (without .git, .venv, tests) to $OPT_DIR/src, owned by root"
+        rm -rf "$stage"
+        return 0
+    fi
+    say "   + copy $REPO (without .git, .venv, tests) to $OPT_DIR/src, owned by root"
     rm -rf "$OPT_DIR/src"
-    mkdir -p "$OPT_DIR/src"
-    tar -C "$REPO" --exclude=./.git --exclude=./.venv --exclude=./tests --exclude=./build \
-        --exclude='*.egg-info' --exclude=__pycache__ -cf - . | tar -C "$OPT_DIR/src" -xf -
+    mkdir -p "$OPT_DIR"
+    mv "$stage" "$OPT_DIR/src"
+    return 0
 }
 
 strip_driver() {
@@ -437,21 +494,40 @@ print_block() {
     say "   |  # <<< kalimambo"
 }
 
-systemd_unit() {
-    local user=root unit_groups=""
-    [ "$SERVICE_AS_ROOT" = 1 ] || { user="$SERVICE_USER"; unit_groups="gpio"; }
-    [ "$GPIO" = 10 ] && [ "$user" != root ] && unit_groups="gpio spi"
-    step "Service: kalimambo.service (as $user, port $PORT)"
-    RENDERED="$(mktemp)"
-    trap 'rm -f "$RENDERED"' EXIT
-    "$PYTHON" "$HELPER" render "$REPO/deploy/kalimambo.service.in" "REPO=$REPO" \
-        "USER=$user" "GROUP=$user" "GROUPS=$unit_groups" "VENV=$SERVICE_VENV" "PORT=$PORT" \
-        "DATA_DIR=$DATA_DIR" "CONFIG=$BOARD_FILE" > "$RENDERED" || exit 2
-    if install_file "$RENDERED" "$UNIT_FILE" 0644 deploy/kalimambo.service.in; then
-        run systemctl daemon-reload
+# unit TEMPLATE DEST KEY=VALUE...: render a unit; install it if it differs. Status 0: changed.
+unit() {
+    local template="$1" dest="$2" rendered
+    shift 2
+    rendered="$(mktemp)"
+    "$PYTHON" "$HELPER" render "$REPO/deploy/$template" "REPO=$REPO" "VENV=$SERVICE_VENV" \
+        "CONFIG=$BOARD_FILE" "$@" > "$rendered" || { rm -f "$rendered"; exit 2; }
+    if install_file "$rendered" "$dest" 0644 "deploy/$template"; then
+        rm -f "$rendered"
+        return 0
     fi
-    run systemctl enable kalimambo.service
-    run systemctl restart kalimambo.service
+    rm -f "$rendered"
+    return 1
+}
+
+systemd_units() {
+    local caps="" lights_user="$SERVICE_USER" groups="gpio" caps_lights="" why changed=0
+    [ "$PORT" -lt 1024 ] && caps=CAP_NET_BIND_SERVICE
+    [ "$GPIO" = 10 ] && groups="gpio spi"
+    why="runs as $SERVICE_USER: the Pi 5 strip (/dev/leds0) and the pins only need group gpio"
+    if [ "$LIGHTS_AS_ROOT" = 1 ]; then
+        # rpi-ws281x maps /dev/mem (CAP_SYS_RAWIO); group kalimambo opens the table's socket.
+        lights_user=root groups="$SERVICE_USER" caps_lights=CAP_SYS_RAWIO
+        why="runs as root: rpi-ws281x drives GPIO $GPIO through /dev/mem (CAP_SYS_RAWIO only)"
+    elif [ "$BACKEND" = ws281x ]; then
+        why="runs as $SERVICE_USER: rpi-ws281x on GPIO 10 uses SPI (groups gpio and spi)"
+    fi
+    step "Services: kalimambo.service (as $SERVICE_USER, port $PORT), kalimambo-lights.service (as $lights_user)"
+    unit kalimambo.service.in "$UNIT_FILE" "PORT=$PORT" "CAPS=$caps" && changed=1
+    unit kalimambo-lights.service.in "$LIGHTS_UNIT_FILE" "USER=$lights_user" "GROUPS=$groups" \
+        "CAPS=$caps_lights" "WHY=$why" && changed=1
+    [ "$changed" = 0 ] || run systemctl daemon-reload
+    run systemctl enable kalimambo.service kalimambo-lights.service
+    run systemctl restart kalimambo.service kalimambo-lights.service
 }
 
 network_name() {
@@ -501,6 +577,11 @@ hotspot() {
     say "   phones: join '$HOTSPOT', then open http://$HOTSPOT_ADDRESS$( [ "$PORT" = 80 ] || printf ':%s' "$PORT")/"
 }
 
+wifi_country() {
+    step "Wi-Fi country: $COUNTRY"
+    run raspi-config nonint do_wifi_country "$COUNTRY"
+}
+
 remove_hotspot() {
     if [ -e "$(at "$HOTSPOT_FILE")" ]; then
         step "Convention hotspot: removed"
@@ -510,11 +591,19 @@ remove_hotspot() {
 
 uninstall() {
     step "Removing Kalimambo's system set-up"
-    if [ -e "$(at $UNIT_FILE)" ]; then
-        run systemctl disable --now kalimambo.service
-        run rm -f "$UNIT_FILE"
+    local units=() files=() name
+    for name in kalimambo-lights kalimambo; do
+        if [ -e "$(at /etc/systemd/system/$name.service)" ]; then
+            units+=("$name.service")
+            files+=("/etc/systemd/system/$name.service")
+        fi
+    done
+    if [ "${#units[@]}" != 0 ]; then
+        run systemctl disable --now "${units[@]}"
+        run rm -f "${files[@]}"
         run systemctl daemon-reload
     fi
+    remove_path "${RUN_DIRS[@]}"
     if [ -e "$(at $UDEV_FILE)" ]; then
         run rm -f "$UDEV_FILE"
         run udevadm control --reload-rules
@@ -524,6 +613,15 @@ uninstall() {
     result="$(helper config-block "$(at "$CONFIG_TXT")")" || exit 2
     report_config "$result" ""
     remove_hotspot
+    # Saved games stay (unless --purge), but nothing may stay owned by a deleted user, and
+    # nothing that running left behind (lgpio's pipes, gunicorn's control directory) stays.
+    if [ "$PURGE" = 0 ] && [ -d "$(at $DATA_DIR)" ]; then
+        local leftovers=()
+        mapfile -t leftovers < <(cd "$(at $DATA_DIR)" && \
+            find . -maxdepth 1 \( -name '.lgd-nfy*' -o -name .gunicorn \) -printf "$DATA_DIR/%P\n")
+        remove_path "${leftovers[@]}"
+        user_exists "$SERVICE_USER" && run chown -R root:root "$DATA_DIR"
+    fi
     user_exists "$SERVICE_USER" && run userdel "$SERVICE_USER"
     local previous=""
     previous="$(sed -n 's/^previous_hostname=//p' "$(at $STATE_FILE)" 2>/dev/null | head -n 1)" || true
@@ -537,7 +635,7 @@ uninstall() {
         remove_path "$ETC_DIR" "$DATA_DIR"
     else
         for kept in "$BOARD_FILE" "$DATA_DIR"; do
-            [ -e "$(at $kept)" ] && say "   kept: $kept (--uninstall --purge deletes it)"
+            [ -e "$(at $kept)" ] && say "   kept: $kept, owned by root (--uninstall --purge deletes it)"
         done
     fi
     say "   kept: the apt packages (python3-venv, python3-lgpio, avahi-daemon...) and $REPO/.venv"
@@ -570,6 +668,13 @@ if [ "$PI" = 0 ]; then
 fi
 
 # A Raspberry Pi.
+if [ "$PI" = 1 ] || { [ -z "$ROOT" ] && [ "$(uname -m)" = armv6l ]; }; then
+    die "${MODEL:-this Raspberry Pi} (ARMv6: Pi 1, Zero, Zero W) is not supported: rpi-ws281x" \
+        "has no wheel or build for armv6l here and lgpio no 32-bit wheel; use a Pi 2-5 or Zero 2 W"
+fi
+if [ -n "$COUNTRY" ] && [ ! -x "$(at /usr/bin/raspi-config)" ]; then
+    die "--country sets the Wi-Fi country with raspi-config, which is missing: 'sudo apt-get install raspi-config'"
+fi
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || die "Kalimambo needs Python 3.11 or newer: Raspberry Pi OS Bookworm or later"
 read_board
@@ -584,23 +689,25 @@ if [ "$IS_ROOT" = 0 ] && [ "$DRY" = 0 ]; then
 fi
 
 pi_packages
+# The checkout's .venv gets no [pi] extra: the strip and buttons are driven from the
+# services' venv (and 'kalimambo' on the PATH), so rpi-ws281x is compiled once per run.
 extras=""
-[ "$BACKEND" = ws281x ] && extras="pi"
-[ "$DEV" = 1 ] && extras="${extras:+$extras,}dev"
-repo_venv "${extras:+[$extras]}"
+[ "$DEV" = 1 ] && extras="[dev]"
+repo_venv "$extras"
 [ "$DEV" = 1 ] && dev_tools
 service_account
 directories_and_config
 service_venv
 strip_driver
-systemd_unit
+systemd_units
 network_name
-if [ -n "$HOTSPOT" ]; then hotspot; fi
+if [ -n "$HOTSPOT" ]; then hotspot
+elif [ -n "$COUNTRY" ]; then wifi_country; fi
 if [ "$NO_HOTSPOT" = 1 ]; then remove_hotspot; fi
 
 step "Done"
 [ "$DRY" = 1 ] && say "   (dry run: nothing was changed)"
 say "   phones and the board page: http://$HOSTNAME_WANTED.local$( [ "$PORT" = 80 ] || printf ':%s' "$PORT")/"
-say "   strip bring-up: sudo systemctl stop kalimambo; sudo kalimambo leds --config $BOARD_FILE test"
+say "   strip bring-up: sudo systemctl stop kalimambo-lights; sudo kalimambo leds --config $BOARD_FILE test"
 [ "$REBOOT" = 0 ] || say "   reboot once to load the LED strip settings: sudo reboot"
 exit 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,9 +23,12 @@ from tests.helpers import ROOT
 SETUP = ROOT / "setup.sh"
 HELPER = ROOT / "deploy" / "setup_helper.py"
 UNIT_TEMPLATE = ROOT / "deploy" / "kalimambo.service.in"
+LIGHTS_TEMPLATE = ROOT / "deploy" / "kalimambo-lights.service.in"
 PI4 = "Raspberry Pi 4 Model B Rev 1.4"
 PI5 = "Raspberry Pi 5 Model B Rev 1.0"
 ZERO2 = "Raspberry Pi Zero 2 W Rev 1.0"
+ZERO_W = "Raspberry Pi Zero W Rev 1.1"
+PI1 = "Raspberry Pi Model B Plus Rev 1.2"
 
 
 def load_helper() -> ModuleType:
@@ -39,10 +43,10 @@ helper = load_helper()
 
 
 def fake_pi(root: Path, model: str, config_txt: str = "[all]\ndtparam=audio=on\n",
-            hostname: str = "raspberrypi") -> Path:
+            hostname: str = "raspberrypi", model_file: str = "proc/device-tree/model") -> Path:
     """A tree that looks like a fresh Raspberry Pi OS to setup.sh."""
-    (root / "proc/device-tree").mkdir(parents=True)
-    (root / "proc/device-tree/model").write_bytes(model.encode() + b"\0")  # as the kernel has it
+    (root / model_file).parent.mkdir(parents=True)
+    (root / model_file).write_bytes(model.encode() + b"\0")  # as the kernel has it
     (root / "boot/firmware/overlays").mkdir(parents=True)
     (root / "boot/firmware/config.txt").write_text(config_txt)
     (root / "boot/firmware/overlays/ws2812-pio.dtbo").write_bytes(b"")
@@ -52,7 +56,33 @@ def fake_pi(root: Path, model: str, config_txt: str = "[all]\ndtparam=audio=on\n
     (etc / "hosts").write_text(f"127.0.0.1\tlocalhost\n127.0.1.1\t{hostname}\n")
     (etc / "group").write_text("root:x:0:\ngpio:x:997:pi\nspi:x:999:pi\n")
     (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    raspi_config = root / "usr/bin/raspi-config"
+    raspi_config.parent.mkdir(parents=True)
+    raspi_config.write_text("#!/bin/sh\n")
+    raspi_config.chmod(0o755)
     return root
+
+
+def web_unit(port: int = 80) -> str:
+    """kalimambo.service as setup.sh writes it."""
+    caps = "CAP_NET_BIND_SERVICE" if port < 1024 else ""
+    return str(helper.render(UNIT_TEMPLATE, [
+        f"REPO={ROOT}", "VENV=/opt/kalimambo/venv", "CONFIG=/etc/kalimambo/board.toml",
+        f"PORT={port}", f"CAPS={caps}"]))
+
+
+def lights_unit(as_root: bool, venv: str = "/opt/kalimambo/venv") -> str:
+    """kalimambo-lights.service as setup.sh writes it (root on a Pi 1-4, else not)."""
+    if as_root:
+        values = ["USER=root", "GROUPS=kalimambo", "CAPS=CAP_SYS_RAWIO",
+                  "WHY=runs as root: rpi-ws281x drives GPIO 18 through /dev/mem "
+                  "(CAP_SYS_RAWIO only)"]
+    else:
+        values = ["USER=kalimambo", "GROUPS=gpio", "CAPS=",
+                  "WHY=runs as kalimambo: the Pi 5 strip (/dev/leds0) and the pins only "
+                  "need group gpio"]
+    return str(helper.render(LIGHTS_TEMPLATE, [
+        f"REPO={ROOT}", f"VENV={venv}", "CONFIG=/etc/kalimambo/board.toml", *values]))
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -145,19 +175,39 @@ def test_dry_run_pi4(tmp_path: Path) -> None:
     assert lines_with(out, "install -m 0644 ") == [
         f"   would run: install -m 0644 {ROOT}/hardware/boards/pi4-gpio18.toml "
         "/etc/kalimambo/board.toml"]
-    assert lines_with(out, "install -d -m 0750 -o root -g root /var/lib/kalimambo")
+    assert lines_with(out, "install -d -m 0750 -o kalimambo -g kalimambo /var/lib/kalimambo")
     assert "would install /etc/systemd/system/kalimambo.service" in out
-    assert "   |  User=root" in out  # rpi-ws281x on GPIO 18 needs /dev/mem
-    assert "useradd" not in out
+    assert "would install /etc/systemd/system/kalimambo-lights.service" in out
+    # the table as kalimambo with one capability; the lights as root (rpi-ws281x, /dev/mem)
+    assert lines_with(out, "   |  User=") == ["   |  User=kalimambo", "   |  User=root"]
+    assert "   |  AmbientCapabilities=CAP_NET_BIND_SERVICE" in out
+    assert "   |  CapabilityBoundingSet=CAP_SYS_RAWIO" in out
+    assert "   |  SupplementaryGroups=kalimambo" in out  # to open the table's socket
+    assert len(lines_with(out, "useradd --system")) == 1
     exec_start = lines_with(out, "ExecStart=")
-    assert exec_start == ["   |  ExecStart=/opt/kalimambo/venv/bin/kalimambo serve --port 80 "
-                          "--data-dir /var/lib/kalimambo --config /etc/kalimambo/board.toml"]
+    assert exec_start == [
+        "   |  ExecStart=/opt/kalimambo/venv/bin/kalimambo serve --port 80 "
+        "--data-dir /var/lib/kalimambo --config /etc/kalimambo/board.toml "
+        "--lights external --lights-socket /run/kalimambo/lights.sock",
+        "   |  ExecStart=/opt/kalimambo/venv/bin/kalimambo lights "
+        "--socket /run/kalimambo/lights.sock --config /etc/kalimambo/board.toml"]
     assert "   |  Restart=on-failure" in out
-    assert lines_with(out, "would run: systemctl enable kalimambo.service")
+    assert "   |  Restart=always" in out
+    assert lines_with(out, "would run: systemctl enable kalimambo.service "
+                           "kalimambo-lights.service")
     assert lines_with(out, "would run: systemctl enable --now avahi-daemon.service")
     assert lines_with(out, "would run: hostnamectl set-hostname kalimambo")
     assert "would set /etc/hosts: 127.0.1.1 kalimambo" in out
     assert "reboot" in out  # the audio blacklist takes effect at boot
+    # quiet apt, no recommends (X11 libraries, fonts); rpi-ws281x compiled once, for the
+    # services' venv only, with a current pip
+    assert "--no-install-recommends" in apt[0] and " -qq " in apt[0]
+    assert lines_with(out, "pip install --quiet -e .") == [
+        "   would run: .venv/bin/python -m pip install --quiet -e ."]
+    assert len(lines_with(out, "[pi]")) == 1
+    assert lines_with(out, "/opt/kalimambo/venv/bin/python -m pip install --quiet "
+                           "--root-user-action=ignore --upgrade pip")
+    assert lines_with(out, "to /opt/kalimambo/src, owned by root")
 
 
 def test_dry_run_pi5(tmp_path: Path) -> None:
@@ -182,12 +232,14 @@ def test_dry_run_pi5(tmp_path: Path) -> None:
     useradd = lines_with(out, "useradd")
     assert len(useradd) == 1
     assert "--system" in useradd[0]
-    assert "--groups gpio kalimambo" in useradd[0]
+    assert "--groups" not in useradd[0]  # only the lights unit gets group gpio
     assert "would install /etc/udev/rules.d/99-kalimambo-leds.rules" in out
-    assert "   |  User=kalimambo" in out
+    assert lines_with(out, "   |  User=") == ["   |  User=kalimambo"] * 2
     assert "   |  SupplementaryGroups=gpio" in out
+    assert "   |  CapabilityBoundingSet=" in out  # the lights: no capability at all
     assert lines_with(out, "install -d -m 0750 -o kalimambo -g kalimambo /var/lib/kalimambo")
-    assert lines_with(out, "would run: systemctl restart kalimambo.service")
+    assert lines_with(out, "would run: systemctl restart kalimambo.service "
+                           "kalimambo-lights.service")
     assert "missing" not in out  # the fake root has the overlay file
 
 
@@ -198,10 +250,8 @@ def test_a_second_run_on_an_installed_pi5_changes_only_what_it_must(tmp_path: Pa
                         ["dtoverlay=ws2812-pio,gpio=18,num_leds=64"], dry_run=False)
     unit = root / "etc/systemd/system/kalimambo.service"
     unit.parent.mkdir(parents=True)
-    unit.write_text(helper.render(UNIT_TEMPLATE, [
-        f"REPO={ROOT}", "USER=kalimambo", "GROUP=kalimambo", "GROUPS=gpio",
-        "VENV=/opt/kalimambo/venv", "PORT=80", "DATA_DIR=/var/lib/kalimambo",
-        "CONFIG=/etc/kalimambo/board.toml"]))
+    unit.write_text(web_unit())
+    (unit.parent / "kalimambo-lights.service").write_text(lights_unit(as_root=False))
     rules = root / "etc/udev/rules.d/99-kalimambo-leds.rules"
     rules.parent.mkdir(parents=True)
     shutil.copy(ROOT / "deploy/99-kalimambo-leds.rules", rules)
@@ -211,20 +261,65 @@ def test_a_second_run_on_an_installed_pi5_changes_only_what_it_must(tmp_path: Pa
     (root / "opt/kalimambo/venv/bin").mkdir(parents=True)
     (root / "opt/kalimambo/venv/bin/python").write_text("")
     (root / "opt/kalimambo/venv/bin/python").chmod(0o755)
+    (root / "usr/local/bin").mkdir(parents=True)
+    (root / "usr/local/bin/kalimambo").symlink_to("/opt/kalimambo/venv/bin/kalimambo")
     with (root / "etc/passwd").open("a") as passwd:
         passwd.write("kalimambo:x:998:998::/var/lib/kalimambo:/usr/sbin/nologin\n")
-    (root / "etc/group").write_text("root:x:0:\ngpio:x:997:pi,kalimambo\nspi:x:999:pi\n")
 
     out = dry_run(root)
     assert "unchanged: /etc/systemd/system/kalimambo.service" in out
+    assert "unchanged: /etc/systemd/system/kalimambo-lights.service" in out
+    assert "unchanged: /usr/local/bin/kalimambo" in out
     assert "unchanged: /etc/udev/rules.d/99-kalimambo-leds.rules" in out
     assert "unchanged: /boot/firmware/config.txt already has dtoverlay=ws2812-pio" in out
     assert "kept: /etc/kalimambo/board.toml" in out
-    for not_again in ("would install", "would append", "daemon-reload", "useradd", "usermod",
+    for not_again in ("would install", "would append", "daemon-reload", "useradd", "gpasswd",
                       "python3 -m venv", "-m venv", "hostnamectl", "reboot once"):
         assert not_again not in out, not_again
     # what a second run still does on purpose: refresh the code and restart the service
     assert lines_with(out, "would run: systemctl restart kalimambo.service")
+
+
+def test_an_older_set_up_loses_its_gpio_group_and_gets_two_units(tmp_path: Path) -> None:
+    """Before the lights had their own service, the one unit ran with group gpio."""
+    root = fake_pi(tmp_path, PI5)
+    with (root / "etc/passwd").open("a") as passwd:
+        passwd.write("kalimambo:x:998:998::/var/lib/kalimambo:/usr/sbin/nologin\n")
+    (root / "etc/group").write_text("root:x:0:\ngpio:x:997:pi,kalimambo\nspi:x:999:pi\n")
+    out = dry_run(root)
+    assert lines_with(out, "would run: gpasswd -d kalimambo gpio")
+    assert "gpasswd -d kalimambo spi" not in out
+    assert "useradd" not in out
+
+
+@pytest.mark.parametrize("model", [ZERO_W, PI1, "Raspberry Pi Zero Rev 1.3"])
+def test_armv6_pis_are_refused_by_name_before_any_change(tmp_path: Path, model: str) -> None:
+    done = setup_sh("--dry-run", root=fake_pi(tmp_path, model))
+    assert done.returncode == 2
+    assert f"{model} (ARMv6: Pi 1, Zero, Zero W) is not supported" in done.stderr
+    assert "armv6l" in done.stderr
+    assert "would run" not in done.stdout
+
+
+def test_the_model_is_also_read_where_an_emulated_root_fakes_it(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path, PI5, model_file="sys/firmware/devicetree/base/model")
+    out = dry_run(root)
+    assert f"Machine: {PI5}" in out
+    assert lines_with(out, "dtoverlay=ws2812-pio")
+
+
+def test_country_without_hotspot_sets_the_wifi_country(tmp_path: Path) -> None:
+    out = dry_run(fake_pi(tmp_path, PI4), "--country", "GB")
+    assert lines_with(out, "would run: raspi-config nonint do_wifi_country GB")
+    assert "nmcli" not in out
+
+
+def test_country_without_raspi_config_is_refused(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path, PI4)
+    (root / "usr/bin/raspi-config").unlink()
+    done = setup_sh("--dry-run", "--country", "GB", root=root)
+    assert done.returncode == 2
+    assert "--country sets the Wi-Fi country with raspi-config, which is missing" in done.stderr
 
 
 def test_zero_2_w_counts_as_a_pi_1_to_4(tmp_path: Path) -> None:
@@ -305,8 +400,9 @@ def test_hotspot_dry_run(tmp_path: Path) -> None:
     assert "rhinodung42" not in out  # the password is never printed
     assert lines_with(out, "nmcli connection up kalimambo-hotspot")
     assert "open http://10.42.0.1/" in out
-    # port 80 without root for a non-root service; here root anyway (GPIO 18)
+    # port 80 without root: the table runs as kalimambo with CAP_NET_BIND_SERVICE
     assert "--port 80 " in lines_with(out, "ExecStart=")[0]
+    assert "   |  AmbientCapabilities=CAP_NET_BIND_SERVICE" in out
 
 
 def test_uninstall_dry_run_keeps_data_unless_purged(tmp_path: Path) -> None:
@@ -314,6 +410,9 @@ def test_uninstall_dry_run_keeps_data_unless_purged(tmp_path: Path) -> None:
     config = root / "boot/firmware/config.txt"
     helper.config_block(config, ["dtoverlay=ws2812-pio,gpio=18,num_leds=64"], dry_run=False)
     for path in ("etc/systemd/system/kalimambo.service",
+                 "etc/systemd/system/kalimambo-lights.service",
+                 "run/kalimambo/lights.sock", "var/lib/kalimambo/.lgd-nfy0",
+                 "var/lib/kalimambo/.gunicorn/control",
                  "etc/udev/rules.d/99-kalimambo-leds.rules", "etc/kalimambo/board.toml",
                  "etc/NetworkManager/system-connections/kalimambo-hotspot.nmconnection",
                  "var/lib/kalimambo/games/1.json", "opt/kalimambo/venv/bin/python"):
@@ -324,20 +423,26 @@ def test_uninstall_dry_run_keeps_data_unless_purged(tmp_path: Path) -> None:
         passwd.write("kalimambo:x:998:998::/var/lib/kalimambo:/usr/sbin/nologin\n")
 
     out = dry_run(root, "--uninstall")
-    for wanted in ("systemctl disable --now kalimambo.service",
-                   "rm -f /etc/systemd/system/kalimambo.service",
+    for wanted in ("systemctl disable --now kalimambo-lights.service kalimambo.service",
+                   "rm -f /etc/systemd/system/kalimambo-lights.service "
+                   "/etc/systemd/system/kalimambo.service", "rm -rf /run/kalimambo",
+                   "rm -rf /var/lib/kalimambo/.lgd-nfy0", "rm -rf /var/lib/kalimambo/.gunicorn",
+                   "chown -R root:root /var/lib/kalimambo",
                    "rm -f /etc/udev/rules.d/99-kalimambo-leds.rules",
                    "rm -rf /opt/kalimambo", "nmcli connection delete kalimambo-hotspot",
                    "userdel kalimambo", "hostnamectl set-hostname raspberrypi"):
         assert lines_with(out, "would run: " + wanted), wanted
     assert "would remove setup.sh's block from /boot/firmware/config.txt" in out
     assert "kept: /etc/kalimambo/board.toml" in out
-    assert "kept: /var/lib/kalimambo" in out
-    assert "rm -rf /var/lib/kalimambo" not in out
+    assert "kept: /var/lib/kalimambo, owned by root" in out
+    assert "rm -rf /var/lib/kalimambo/games" not in out
+    # the saved games are kept, then the user goes: chown before userdel
+    assert out.index("chown -R root:root") < out.index("userdel kalimambo")
 
     purged = dry_run(root, "--uninstall", "--purge")
     assert lines_with(purged, "would run: rm -rf /etc/kalimambo")
     assert lines_with(purged, "would run: rm -rf /var/lib/kalimambo")
+    assert "chown" not in purged
 
 
 def test_uninstall_on_a_clean_machine_changes_nothing(tmp_path: Path) -> None:
@@ -412,21 +517,71 @@ def test_shellcheck_passes() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("as_root", [True, False])
-def test_unit_passes_systemd_analyze_verify(tmp_path: Path, as_root: bool) -> None:
+@pytest.mark.parametrize("which", ["web", "lights as root", "lights as kalimambo"])
+def test_units_pass_systemd_analyze_verify(tmp_path: Path, which: str) -> None:
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         pytest.skip("systemd-analyze is not on this machine")
     venv = Path(sys.prefix)
     if not (venv / "bin" / "kalimambo").exists():
         pytest.skip(f"{venv}/bin/kalimambo is missing: run ./setup.sh first")
-    user, groups = ("root", "") if as_root else ("kalimambo", "gpio spi")
-    unit = tmp_path / "kalimambo.service"
-    unit.write_text(helper.render(UNIT_TEMPLATE, [
-        f"REPO={ROOT}", f"USER={user}", f"GROUP={user}", f"GROUPS={groups}", f"VENV={venv}",
-        "PORT=80", "DATA_DIR=/var/lib/kalimambo", "CONFIG=/etc/kalimambo/board.toml"]))
+    if which == "web":
+        unit = tmp_path / "kalimambo.service"
+        unit.write_text(web_unit().replace("/opt/kalimambo/venv", str(venv)))
+    else:
+        unit = tmp_path / "kalimambo-lights.service"
+        unit.write_text(lights_unit(as_root=which == "lights as root", venv=str(venv)))
     done = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     # an unknown key or a bad value is only a warning for systemd: refuse those too
     assert str(unit) not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def exposure(unit: Path) -> float:
+    """systemd-analyze's overall exposure score (0 safe .. 10 unsafe) for a unit file."""
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not on this machine")
+    done = subprocess.run([analyze, "security", "--offline=true", str(unit)],
+                          capture_output=True, text=True, timeout=120)
+    if "offline" in done.stderr and done.returncode != 0:
+        pytest.skip("this systemd-analyze has no --offline (systemd 252 or newer has)")
+    found = re.search(r"Overall exposure level for \S+: (\d+\.\d)", done.stdout)
+    assert found, done.stdout + done.stderr
+    return float(found.group(1))
+
+
+def test_the_units_are_sandboxed(tmp_path: Path) -> None:
+    """The table's unit scores below 4.0 (the single root unit before scored 9.0)."""
+    web = tmp_path / "kalimambo.service"
+    web.write_text(web_unit())
+    assert exposure(web) < 4.0
+    for as_root in (True, False):
+        lights = tmp_path / "kalimambo-lights.service"
+        lights.write_text(lights_unit(as_root))
+        assert exposure(lights) < 4.0
+
+
+def test_a_high_port_gets_no_capability() -> None:
+    text = web_unit(port=8080)
+    assert "AmbientCapabilities=\n" in text
+    assert "CapabilityBoundingSet=\n" in text  # empty: no capability at all
+
+
+def test_lgpio_pipes_are_ignored_and_never_copied() -> None:
+    assert ".lgd-nfy*" in (ROOT / ".gitignore").read_text().splitlines()
+    assert "--exclude='.lgd-nfy*'" in SETUP.read_text()
+
+
+def test_the_emulated_pi_harness_parses_and_names_its_models() -> None:
+    """tests/pi/run-emulated itself needs root and minutes; here only its command line."""
+    harness = ROOT / "tests" / "pi" / "run-emulated"
+    done = subprocess.run([sys.executable, str(harness), "--help"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "{pi4,pi5,zero2w}" in done.stdout
+    bad = subprocess.run([sys.executable, str(harness), "pi3"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2
+    assert "invalid choice: 'pi3'" in bad.stderr
