@@ -238,6 +238,10 @@ def run(host: str, port: int, config: dict[str, Any],
                 "preload_app": False,
                 "post_fork": boot_heartbeat,
             }
+            # No runtime control socket (gunicorn 25.1+): nothing should steer the table
+            # from outside, and it would make $HOME/.gunicorn where the service can't write.
+            if "control_socket_disable" in self.cfg.settings:
+                settings["control_socket_disable"] = True
             for key, value in settings.items():
                 self.cfg.set(key, value)
 

@@ -186,3 +186,15 @@ def test_bots_think_in_the_background_and_keep_up(server: Any, http: Any) -> Non
         assert view["phase"] == "finished"
     finally:
         watcher.close()
+
+
+def test_no_control_socket_is_opened(start_server: Any, tmp_path: Path) -> None:
+    """gunicorn 25.1+ opens a control socket in $XDG_RUNTIME_DIR or $HOME/.gunicorn unless
+    told not to: the table has nothing to steer from outside (and on a Pi the service
+    user's home is not writable)."""
+    home, runtime = tmp_path / "home", tmp_path / "runtime"
+    home.mkdir()
+    runtime.mkdir()
+    server = start_server(env={"HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)})
+    assert server.state()["phase"] == "lobby"
+    assert list(home.iterdir()) == [] and list(runtime.iterdir()) == []
