@@ -65,7 +65,7 @@ SCHEMAS: dict[str, Any] = {
                      "positions", "dung", "last_round", "winners", "storage"],
         "properties": {
             "version": INT,
-            "phase": {"enum": ["lobby", "picking", "resolving", "finished"]},
+            "phase": {"enum": ["lobby", "picking", "playing", "finished"]},
             "round": INT, "track_length": INT,
             "seats": {"type": "array", "items": ref("Seat")},
             "rhino": _nullable(INT),
@@ -75,10 +75,21 @@ SCHEMAS: dict[str, Any] = {
             "last_round": _nullable({"type": "object"}),
             "history": {"type": "array", "items": {"type": "object"}},
             "winners": {"type": "array", "items": STR},
+            "playback": _nullable(ref("Playback")),
+            "undone": _nullable(INT),
             "game_id": INT, "join_url": STR, "hints": BOOL,
             "lights": ref("Lights"), "storage": ref("Storage"),
         },
     },
+    "Step": {"type": "object", "required": ["kind", "events"],
+             "properties": {"kind": STR, "events": {"type": "array",
+                                                    "items": {"type": "object"}}}},
+    "Playback": {"type": "object", "required": ["round", "step", "steps", "pacing", "current"],
+                 "properties": {"round": INT, "step": INT, "steps": INT,
+                                "pacing": {"enum": ["auto", "step"]},
+                                "current": _nullable(ref("Step"))},
+                 "description": "the round being played back: step = steps shown so far "
+                                "(0..steps), current = the step shown last"},
     "PrivateView": {"allOf": [ref("PublicView"), {
         "type": "object", "required": ["me"],
         "properties": {"me": {
@@ -266,8 +277,12 @@ PATHS: dict[str, Any] = {
         body=_body({"hints": BOOL, "pacing": STR, "pause_ms": INT}))},
     "/api/v1/host/lights/retry": {"post": _host("restart a failed strip", _ok(ref("Lights")),
                                                 409)},
-    "/api/v1/host/lights/next": {"post": _host("next event in step pacing",
-                                               _ok(ref("Lights")), 409)},
+    "/api/v1/host/lights/next": {"post": _host("the playback's next step (older name of "
+                                               "host/next)", _ok(ref("Lights")), 409)},
+    "/api/v1/host/next": {"post": _host("the playback's next step", _ok(ref("Playback")),
+                                        409)},
+    "/api/v1/host/skip": {"post": _host("end the playback at once", _ok(ref("Playback")),
+                                        409)},
 }
 
 
