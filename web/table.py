@@ -42,7 +42,6 @@ from kalimambo.web.hints import HintDesk
 from kalimambo.web.host import HostAuth
 from kalimambo.web.names import fold
 from kalimambo.web.playback import Playback
-from kalimambo.web.viewdiff import diff
 from kalimambo.web.seats import (
     BOT_NAMES,
     MAX_SEATS,
@@ -57,6 +56,7 @@ from kalimambo.web.seats import (
 )
 from kalimambo.web.store import SeatRow, StorageError, Store
 from kalimambo.web.tasks import InlineRunner
+from kalimambo.web.viewdiff import diff
 
 NAME_LOOKUP_MAX = 20
 """Longer strings are no seat's name: they are not even folded."""
