@@ -1,7 +1,8 @@
 """What changed between two public views, as a JSON Patch (RFC 6902).
 
 The event stream sends a page the whole view once, then only these patches.  Objects
-are compared key by key; a list that only grew gets ``add .../-`` for its new items;
+are compared key by key, and so are lists of objects of the same length (the
+seats); a list that only grew gets ``add .../-`` for its new items;
 a value that is the very object just appended elsewhere (``last_round`` is the last
 ``history`` entry) is sent as a ``copy`` rather than twice.  The first operation is
 always ``test /version``: a page that missed a message notices and asks again.
@@ -47,6 +48,10 @@ def _diff_value(old: Any, new: Any, path: list[str], ops: list[Op],
         ops.append({"op": "copy", "from": added[id(new)], "path": _pointer(path)})
     elif isinstance(old, dict) and isinstance(new, dict):
         _diff_dict(old, new, path, ops, added)
+    elif isinstance(old, list) and isinstance(new, list) and len(new) == len(old) \
+            and all(isinstance(item, dict) for item in new):
+        for i, (was, now) in enumerate(zip(old, new, strict=True)):
+            _diff_value(was, now, [*path, str(i)], ops, added)
     elif isinstance(old, list) and isinstance(new, list) and len(new) > len(old) \
             and new[:len(old)] == old:
         for i in range(len(old), len(new)):
