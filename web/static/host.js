@@ -65,7 +65,13 @@ async function offerLocalLogin() {
 
 function gameStatus() {
   if (view.phase === "lobby") return t("host.lobby_status", { count: (view.seats || []).length });
-  return view.phase === "finished" ? t("phase.finished") : t("phase.picking", { round: view.round });
+  if (view.phase === "playing" && view.playback) {
+    return t("phone.watch", { round: view.playback.round, step: view.playback.step,
+      steps: view.playback.steps });
+  }
+  const status = view.phase === "finished" ? t("phase.finished")
+    : t("phase.picking", { round: view.round });
+  return view.undone ? `${t("table.undone", { round: view.undone })} ${status}` : status;
 }
 
 function render() {
@@ -75,7 +81,8 @@ function render() {
   if (!logged || !view) return;
   const lobby = view.phase === "lobby";
   setText($("game-status"), gameStatus());
-  $("undo").hidden = lobby || !(view.history || []).length;
+  $("undo").hidden = lobby || (!(view.history || []).length && view.phase !== "playing");
+  $("skip").hidden = view.phase !== "playing";
   $("record").hidden = lobby;
   $("lobby-tools").hidden = !lobby;
   $("start-box").hidden = !lobby;
@@ -90,15 +97,21 @@ function render() {
   if (view.phase !== "picking" && handoverPending()) closeHandover();
 }
 
-// a new game clears every seat: ask first, in a dialog (Escape or Cancel keeps the game)
+// a new game: ask first, in a dialog (Escape or Cancel keeps the game); the seats stay
+// unless the host ticks "clear them"
 const confirmNew = modal($("confirm-new"), (answer) => {
-  if (answer === "new") act($("new-game"), "POST", "/host/new", { keep_seats: false });
+  if (answer === "new") {
+    act($("new-game"), "POST", "/host/new", { keep_seats: !$("new-clear").checked });
+  }
+});
+const confirmUndo = modal($("confirm-undo"), (answer) => {
+  if (answer === "undo") act($("undo"), "POST", "/host/undo", {});
 });
 
 $("login-form").addEventListener("submit", login);
 $("local-login").addEventListener("click", () => loginWith({}));
 $("logout").addEventListener("click", logout);
-$("undo").addEventListener("click", () => act($("undo"), "POST", "/host/undo", {}));
+$("undo").addEventListener("click", () => confirmUndo.open($("undo-cancel")));
 $("new-game").addEventListener("click", () => confirmNew.open($("new-cancel")));
 $("add-bots").addEventListener("click", () => act($("add-bots"), "POST", "/host/bots",
   { count: Number($("bot-count").value), level: $("bot-level").value }));
@@ -116,7 +129,8 @@ $("setup-form").addEventListener("submit", (event) => {
 $("lights-retry").addEventListener("click", () =>
   act($("lights-retry"), "POST", "/host/lights/retry", {}));
 $("lights-next").addEventListener("click", () =>
-  act($("lights-next"), "POST", "/host/lights/next", {}));
+  act($("lights-next"), "POST", "/host/next", {}));
+$("skip").addEventListener("click", () => act($("skip"), "POST", "/host/skip", {}));
 $("pacing").addEventListener("change", () =>
   act(null, "POST", "/host/settings", { pacing: $("pacing").value }));
 $("hints").addEventListener("change", () =>
