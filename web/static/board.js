@@ -15,7 +15,7 @@ import { storageGet } from "./common/storage.js";
 import { renderChart } from "./board/chart.js";
 import { loadPin, renderLobby } from "./board/lobby.js";
 import { narrate, say } from "./board/narration.js";
-import { wait } from "./board/pacing.js";
+import { pause, wait } from "./board/pacing.js";
 import { MAMBO, drawRing, figureKey, slide } from "./board/ring.js";
 import { renderScores } from "./board/scores.js";
 import { snapshot, state } from "./board/state.js";
@@ -62,7 +62,7 @@ async function animate(step, view) {
     drawRing();
     renderScores();
   }
-  await wait(Math.min(600, (view.lights && view.lights.pause_ms) || 600));
+  await wait(Math.min(600, pause()));
   state.hit = null;
   state.flashHeap = null;
 }
