@@ -94,7 +94,8 @@ function render() {
   if (storage.ok === false) {
     setText($("storage-warning"), t("host.storage", { error: storage.error || "" }));
   }
-  if (view.phase !== "picking" && handoverPending()) closeHandover();
+  // the game moved on without the hosted seat's pick (undo, new game): nothing to hand over
+  if (!["picking", "playing"].includes(view.phase) && handoverPending()) closeHandover();
 }
 
 // a new game: ask first, in a dialog (Escape or Cancel keeps the game); the seats stay
