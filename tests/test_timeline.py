@@ -69,7 +69,7 @@ def test_auto_steps_fit_the_round_budget() -> None:
 def test_the_cursor_in_auto_and_step_pacing() -> None:
     before, events, after = played_rounds(2)[0]
     steps = round_steps(events)
-    auto = Playback.begin(1, steps, before, "auto", 500, now=100.0)
+    auto = Playback.begin(1, events, before, "auto", 500, now=100.0)
     assert auto.step == 0 and auto.due == 100.0 and auto.current() is None
     assert not auto.advance(99.0)
     assert auto.advance(100.0) and auto.step == 1 and not auto.advance(100.0)
@@ -77,9 +77,10 @@ def test_the_cursor_in_auto_and_step_pacing() -> None:
     while auto.advance(auto.due or 0.0):
         pass
     assert auto.done and auto.due is None and auto.board() == after
-    step = Playback.begin(1, steps, before, "step", 500, now=0.0)
+    step = Playback.begin(1, events, before, "step", 500, now=0.0)
     assert step.due is None and not step.advance(1e9)
     assert step.next(0.0) and step.to_view()["step"] == 1
+    assert step.to_view()["shown"] == events[:1]  # the reveal, nothing after it
     step.set_pacing("auto", 500, now=5.0)
     assert step.due is not None and step.due > 5.0
     step.skip()
@@ -87,7 +88,7 @@ def test_the_cursor_in_auto_and_step_pacing() -> None:
     view = step.to_view()
     assert (view["step"], view["steps"]) == (len(steps), len(steps))
     with pytest.raises(ValueError):
-        Playback.begin(1, steps, before, "sometimes", 500, now=0.0)
+        Playback.begin(1, events, before, "sometimes", 500, now=0.0)
 
 
 class Clock:

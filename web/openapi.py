@@ -81,15 +81,16 @@ SCHEMAS: dict[str, Any] = {
             "lights": ref("Lights"), "storage": ref("Storage"),
         },
     },
-    "Step": {"type": "object", "required": ["kind", "events"],
-             "properties": {"kind": STR, "events": {"type": "array",
-                                                    "items": {"type": "object"}}}},
+    "Step": {"type": "object", "required": ["kind", "first"],
+             "properties": {"kind": STR, "first": INT}},
     "Playback": {"type": "object", "required": ["round", "step", "steps", "pacing", "current"],
                  "properties": {"round": INT, "step": INT, "steps": INT,
                                 "pacing": {"enum": ["auto", "step"]},
-                                "current": _nullable(ref("Step"))},
+                                "current": _nullable(ref("Step")),
+                                "shown": {"type": "array", "items": {"type": "object"}}},
                  "description": "the round being played back: step = steps shown so far "
-                                "(0..steps), current = the step shown last"},
+                                "(0..steps), shown = their events, current = the step "
+                                "shown last (its events are shown[first:])"},
     "PrivateView": {"allOf": [ref("PublicView"), {
         "type": "object", "required": ["me"],
         "properties": {"me": {

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kalimambo.engine.pacing import PACINGS
-from kalimambo.engine.timeline import BoardState, Step, board_at, step_seconds
+from kalimambo.engine.timeline import BoardState, Step, board_at, round_steps, step_seconds
 
 
 @dataclass(slots=True)
@@ -20,6 +21,8 @@ class Playback:
 
     round: int
     steps: Sequence[Step]
+    events: list[dict[str, Any]]
+    """The round's events (the history entry's own list, so the stream can copy it)."""
     before: BoardState
     pacing: str
     pause_ms: int
@@ -34,10 +37,10 @@ class Playback:
         self._seconds = step_seconds(self.steps, self.pause_ms)
 
     @classmethod
-    def begin(cls, round_no: int, steps: Sequence[Step], before: BoardState, pacing: str,
-              pause_ms: int, now: float) -> Playback:
+    def begin(cls, round_no: int, events: list[dict[str, Any]], before: BoardState,
+              pacing: str, pause_ms: int, now: float) -> Playback:
         """A playback at k = 0; in auto pacing the reveal comes at once (``due = now``)."""
-        playback = cls(round_no, steps, before, pacing, pause_ms)
+        playback = cls(round_no, round_steps(events), events, before, pacing, pause_ms)
         playback.due = now if pacing == "auto" else None
         return playback
 
@@ -95,8 +98,14 @@ class Playback:
             self.due = now + self._seconds[self.step - 1]
 
     def to_view(self) -> dict[str, object]:
-        """The public ``playback``: where the cursor is and the step just shown, nothing
-        about the steps after it."""
+        """The public ``playback``: where the cursor is, the events shown so far
+        (``shown``) and the step just shown (``current``: its kind and where its events
+        begin in ``shown``); nothing about the steps after the cursor."""
+        count = sum(len(step.events) for step in self.steps[:self.step])
         current = self.current()
+        first = count - len(current.events) if current else 0
+        shown = self.events if count == len(self.events) else self.events[:count]
         return {"round": self.round, "step": self.step, "steps": self.total,
-                "pacing": self.pacing, "current": current.to_dict() if current else None}
+                "pacing": self.pacing,
+                "current": {"kind": current.kind, "first": first} if current else None,
+                "shown": shown}

@@ -34,7 +34,7 @@ from kalimambo.engine.pacing import (
 from kalimambo.engine.players import DEFAULT_LEVEL
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import Setup, check_setup, check_track_length, random_setup
-from kalimambo.engine.timeline import BoardState, round_steps
+from kalimambo.engine.timeline import BoardState
 from kalimambo.web import bots
 from kalimambo.web.archive import stored_record
 from kalimambo.web.errors import ApiError, bad_request, conflict
@@ -246,10 +246,10 @@ class Table:
             "positions": positions,
             "dung": list(game.setup.dung) if game else [],
             "setup": game.setup.to_dict() if game else None,
+            "playback": playback.to_view() if playback else None,
             "history": history,
             "last_round": history[-1] if history else None,
             "winners": game.winners() if game and game.finished and not playing else [],
-            "playback": playback.to_view() if playback else None,
             "undone": self.undone,
             "game_id": self.game_id,
             "join_url": self.join_url(),
@@ -505,7 +505,7 @@ class Table:
     # -- the playback ----------------------------------------------------------------
     def _begin_playback(self, before: BoardState) -> None:
         entry = self.history[-1]
-        self.playback = Playback.begin(entry["round"], round_steps(entry["events"]), before,
+        self.playback = Playback.begin(entry["round"], entry["events"], before,
                                        self.pacing, self.pause_ms, self.clock())
 
     def _mark_playing(self, value: list[int] | None) -> None:

@@ -4,7 +4,8 @@ The event stream sends a page the whole view once, then only these patches.  Obj
 are compared key by key, and so are lists of objects of the same length (the
 seats); a list that only grew gets ``add .../-`` for its new items;
 a value that is the very object just appended elsewhere (``last_round`` is the last
-``history`` entry) is sent as a ``copy`` rather than twice.  The first operation is
+``history`` entry; a new ``history`` entry's ``events`` are the playback's ``shown``)
+is sent as a ``copy`` rather than twice.  The first operation is
 always ``test /version``: a page that missed a message notices and asks again.
 """
 
@@ -35,7 +36,7 @@ def _diff_dict(old: dict[str, Any], new: dict[str, Any], path: list[str], ops: l
     for key, value in new.items():
         where = [*path, key]
         if key not in old:
-            ops.append({"op": "add", "path": _pointer(where), "value": value})
+            _add(_pointer(where), value, ops, added)
         else:
             _diff_value(old[key], value, where, ops, added)
 
@@ -55,8 +56,9 @@ def _diff_value(old: Any, new: Any, path: list[str], ops: list[Op],
     elif isinstance(old, list) and isinstance(new, list) and len(new) > len(old) \
             and new[:len(old)] == old:
         for i in range(len(old), len(new)):
-            ops.append({"op": "add", "path": _pointer([*path, "-"]), "value": new[i]})
+            _add(_pointer([*path, "-"]), new[i], ops, added, _pointer([*path, str(i)]))
             added[id(new[i])] = _pointer([*path, str(i)])
+        added[id(new)] = _pointer(path)
     else:
         ops.append({"op": "replace", "path": _pointer(path), "value": new})
 
@@ -107,3 +109,19 @@ def apply(doc: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
         else:
             parent[last] = value
     return doc
+
+
+def _add(pointer: str, value: Any, ops: list[Op], added: dict[int, str],
+         final: str | None = None) -> None:
+    """Add ``value`` at ``pointer`` (``final``: where it ends up, for an append); an
+    object's members already sent in this patch are copied, not sent again."""
+    if isinstance(value, dict):
+        known = [key for key, member in value.items() if id(member) in added]
+        if known:
+            ops.append({"op": "add", "path": pointer,
+                        "value": {k: v for k, v in value.items() if k not in known}})
+            for key in known:
+                ops.append({"op": "copy", "from": added[id(value[key])],
+                            "path": f"{final or pointer}/{_pointer([key])[1:]}"})
+            return
+    ops.append({"op": "add", "path": pointer, "value": value})

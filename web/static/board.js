@@ -89,7 +89,8 @@ function onView(view) {
   const next = p && previous && previous.playback && previous.game_id === view.game_id
     && previous.playback.round === p.round && p.step === previous.playback.step + 1;
   if (key !== before && next && p.current) {
-    state.queue.push({ step: p.current, view });  // the cursor moved one step: animate it
+    const step = { kind: p.current.kind, events: (p.shown || []).slice(p.current.first) };
+    state.queue.push({ step, view });  // the cursor moved one step: animate it
     play();
   } else if (key !== before || !state.shown) {
     // first view, a reload mid-playback, a skip, an undo, a new game: the board at the

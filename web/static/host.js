@@ -9,7 +9,7 @@ import { $, setText } from "./common/dom.js";
 import { onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
 import { startPage } from "./common/page.js";
-import { toast } from "./common/toast.js";
+import { clearToast, toast } from "./common/toast.js";
 import { closeHandover, handoverPending, openHandover } from "./host/handover.js";
 import { renderLights } from "./host/lights.js";
 import { renderSeats } from "./host/seats.js";
@@ -23,6 +23,7 @@ async function login(event) {
   try {
     const data = await api("POST", "/host", { body: { pin: $("pin").value.trim() } });
     setHostToken(data.token);
+    clearToast();
     $("pin").value = "";
     render();
   } catch (err) {
@@ -36,6 +37,7 @@ async function loginWith(body) {
   try {
     const data = await api("POST", "/host", { body });
     setHostToken(data.token);
+    clearToast();
     render();
   } catch (err) {
     toast(err.message, "error");
