@@ -253,13 +253,13 @@ def run(clients: int, seats: int, games: int) -> dict[str, Any]:
         rss_master = rss_kb(proc.pid)
         reconnect = streams.drop_and_reconnect()
         streams.close()
-        sizes = [size for _, size in streams.sizes]
-        last = [size for r, size in streams.sizes if r == 12]
+        message_sizes = [size for _, size in streams.sizes]
+        round_12 = [size for r, size in streams.message_sizes if r == 12]
         return {
             "clients": clients, "seats": seats, "rounds": len(all_clients),
-            "message_bytes_mean": round(statistics.mean(sizes), 1),
-            "message_bytes_max": max(sizes),
-            "message_bytes_max_round_12": max(last),
+            "message_bytes_mean": round(statistics.mean(message_sizes), 1),
+            "message_bytes_max": max(message_sizes),
+            "message_bytes_max_round_12": max(round_12),
             "reveal_ms_median": round(statistics.median(per_client), 2),
             "reveal_ms_p99": round(percentile(per_client, 0.99), 2),
             "all_clients_ms_median": round(statistics.median(all_clients), 2),
