@@ -254,7 +254,7 @@ def run(clients: int, seats: int, games: int) -> dict[str, Any]:
         reconnect = streams.drop_and_reconnect()
         streams.close()
         message_sizes = [size for _, size in streams.sizes]
-        round_12 = [size for r, size in streams.message_sizes if r == 12]
+        round_12 = [size for r, size in streams.sizes if r == 12]
         return {
             "clients": clients, "seats": seats, "rounds": len(all_clients),
             "message_bytes_mean": round(statistics.mean(message_sizes), 1),
