@@ -1,13 +1,16 @@
-"""Event-stream speed: 60 SSE clients, 5 seats picking, time from the last pick to the reveal.
+"""Event-stream speed: 60 SSE clients, 7 seats picking, time from the last pick to the reveal,
+and the size of each message.
 
 Run ``.venv/bin/python -m bench.sse``.  Starts a real ``kalimambo serve`` (gunicorn +
 gevent, simulated strip) on a free port, opens ``--clients`` event streams (read by one
 selector thread, so the readers do not fight over the GIL), has ``--seats`` seats play
 ``--games`` whole games, and for every round measures the time from sending the
-round's last pick to the reveal arriving at each client.  Prints the median and 99th
-percentile (per client and for "all clients have it"), the server's resident memory,
-and how long 60 clients dropping and reconnecting at once take to be served again.
-Prints figures and asserts nothing.
+round's last pick to the reveal (the playback's first step, k = 1) arriving at each
+client; the rest of the playback then runs on the table's clock (the shortest pause).
+Prints the median and 99th percentile (per client and for "all clients have it"),
+the bytes per message after the first whole view (mean, largest, largest in round
+12), the server's resident memory, and how long 60 clients dropping and reconnecting
+at once take to be served again.  Prints figures and asserts nothing.
 """
 
 from __future__ import annotations
@@ -67,7 +70,10 @@ class Streams:
         self.count = count
         self.selector = selectors.DefaultSelector()
         self.buffers: dict[socket.socket, bytes] = {}
-        self.arrivals: dict[bytes, list[float]] = {}
+        self.arrivals: dict[bytes, dict[socket.socket, float]] = {}
+        self.sizes: list[tuple[int, int]] = []
+        """(round being played, bytes) of every message after the first, on one stream."""
+        self.round = 0
         self.first: list[float] = []
         self.watch: list[bytes] = []
         self.lock = threading.Lock()
@@ -91,7 +97,7 @@ class Streams:
 
     def expect(self, marker: bytes) -> None:
         with self.lock:
-            self.arrivals[marker] = []
+            self.arrivals[marker] = {}
             self.watch.append(marker)
 
     def wait(self, marker: bytes, timeout: float = 30.0) -> list[float]:
@@ -99,7 +105,7 @@ class Streams:
         while time.perf_counter() < deadline:
             with self.lock:
                 if len(self.arrivals[marker]) >= self.count:
-                    return list(self.arrivals[marker])
+                    return list(self.arrivals[marker].values())
             time.sleep(0.001)
         raise TimeoutError(f"only {len(self.arrivals[marker])} clients saw {marker!r}")
 
@@ -127,11 +133,24 @@ class Streams:
                 with self.lock:
                     for marker in self.watch:
                         if marker in data:
-                            self.arrivals[marker].append(now)
+                            self.arrivals[marker].setdefault(sock, now)
+                    if sock is self.sized:
+                        self._measure(data)
                     self.watch = [m for m in self.watch
                                   if len(self.arrivals[m]) < self.count]
                 cut = data.rfind(b"\n\n")
                 self.buffers[sock] = data[cut + 2:] if cut >= 0 else data[-65536:]
+
+    @property
+    def sized(self) -> socket.socket | None:
+        """The stream whose message sizes are measured (the first one opened)."""
+        return next(iter(self.buffers), None)
+
+    def _measure(self, data: bytes) -> None:
+        blocks = data.split(b"\n\n")[:-1]
+        for block in blocks:
+            if b"event: patch" in block:
+                self.sizes.append((self.round, len(block) + 2))
 
     def drop_and_reconnect(self) -> float:
         """Close every stream at once and open them all again; seconds until all served."""
@@ -203,6 +222,7 @@ def run(clients: int, seats: int, games: int) -> dict[str, Any]:
         api = Api(port)
         tokens = {n: api.call("POST", "/join", {"name": n})[1]["token"] for n in NAMES[:seats]}
         host = api.call("POST", "/host", {"pin": "1234"})[1]["token"]
+        api.call("POST", "/host/settings", {"pause_ms": 100}, token=host)  # short playbacks
         streams = Streams(port, clients)
         streams.open_all()
         per_client: list[float] = []
@@ -219,12 +239,15 @@ def run(clients: int, seats: int, games: int) -> dict[str, Any]:
                                       token=tokens[name])
                 last = list(tokens)[-1]
                 hand = phones[last].call("GET", "/me", token=tokens[last])[1]["me"]["hand"]
-                marker = b'"last_round":{"round":%d,' % round_no
+                marker = b'{"type":"reveal","round":%d,' % round_no
                 streams.expect(marker)
+                streams.round = round_no
                 began = time.perf_counter()
                 phones[last].call("POST", "/pick", {"round": round_no, "card": hand[0]},
                                   token=tokens[last])
                 arrivals = streams.wait(marker)
+                while api.call("GET", "/state")[1]["phase"] == "playing":
+                    time.sleep(0.02)  # the playback runs on the table's clock
                 per_client += [(t - began) * 1000 for t in arrivals]
                 all_clients.append((max(arrivals) - began) * 1000)
         worker = children(proc.pid)
@@ -232,8 +255,13 @@ def run(clients: int, seats: int, games: int) -> dict[str, Any]:
         rss_master = rss_kb(proc.pid)
         reconnect = streams.drop_and_reconnect()
         streams.close()
+        message_sizes = [size for _, size in streams.sizes]
+        round_12 = [size for r, size in streams.sizes if r == 12]
         return {
             "clients": clients, "seats": seats, "rounds": len(all_clients),
+            "message_bytes_mean": round(statistics.mean(message_sizes), 1),
+            "message_bytes_max": max(message_sizes),
+            "message_bytes_max_round_12": max(round_12),
             "reveal_ms_median": round(statistics.median(per_client), 2),
             "reveal_ms_p99": round(percentile(per_client, 0.99), 2),
             "all_clients_ms_median": round(statistics.median(all_clients), 2),
@@ -256,7 +284,7 @@ def run(clients: int, seats: int, games: int) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.sse", description=__doc__)
     parser.add_argument("--clients", type=int, default=60)
-    parser.add_argument("--seats", type=int, default=5)
+    parser.add_argument("--seats", type=int, default=7)
     parser.add_argument("--games", type=int, default=3, help="games of 12 rounds each")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     args = parser.parse_args(argv)
@@ -267,7 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{figures['clients']} event streams, {figures['seats']} seats, "
           f"{figures['rounds']} rounds")
     print(f"last pick -> reveal at a client: median {figures['reveal_ms_median']} ms, "
-          f"p99 {figures['reveal_ms_p99']} ms (goal p99 <= 50 ms)")
+          f"p99 {figures['reveal_ms_p99']} ms (goal p99 <= 20 ms)")
+    print(f"bytes per message after the first view: mean {figures['message_bytes_mean']}, "
+          f"max {figures['message_bytes_max']}, max in round 12 "
+          f"{figures['message_bytes_max_round_12']} (goal <= 2048)")
     print(f"last pick -> reveal at all clients: median {figures['all_clients_ms_median']} ms, "
           f"p99 {figures['all_clients_ms_p99']} ms, max {figures['all_clients_ms_max']} ms")
     print(f"server RSS: worker {figures['rss_worker_mb']} MB + master "

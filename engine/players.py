@@ -49,6 +49,8 @@ from kalimambo.engine.errors import PlayError
 from kalimambo.engine.game import Game
 
 LEVELS = ("random", "easy", "medium", "hard")
+DEFAULT_LEVEL = "medium"
+"""The level the host gets unless they choose another."""
 DEFAULT_BUDGET_MS = {"random": 10.0, "easy": 40.0, "medium": 100.0, "hard": 100.0}
 """The cap on one decision's time when ``budget_ms`` is not given."""
 EASY_SAMPLES = 24

@@ -14,9 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kalimambo.engine.pacing import (
+    DEFAULT_PACING,
+    DEFAULT_PAUSE_MS,
+    PACINGS,
+    PAUSE_MS_MAX,
+    PAUSE_MS_MIN,
+)
+
 BACKENDS = ("auto", "sim", "ws281x", "pio")
 STRIP_TYPES = ("ws2812", "sk6812", "sk6812w")
-PACINGS = ("auto", "step")
 WS281X_PINS = {10: "SPI", 12: "PWM0", 13: "PWM1", 18: "PWM0", 19: "PWM1", 21: "PCM"}
 MAX_LEDS = 2000
 MAX_SPACES = 1000
@@ -60,8 +67,8 @@ class BoardConfig:
     buzzer_pin: int | None = None
     buzzer_tonal: bool = True
     host_pin: str | None = None
-    pacing: str = "auto"
-    pause_ms: int = 900
+    pacing: str = DEFAULT_PACING
+    pause_ms: int = DEFAULT_PAUSE_MS
     fps: int = 30
     path: str | None = None
 
@@ -305,8 +312,9 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
                              f"(got {_describe(host_pin)})")
 
     anim = t["animation"]
-    pacing = _choice(anim, "pacing", "animation.pacing", "auto", PACINGS)
-    pause_ms = _int(anim, "pause_ms", "animation.pause_ms", 900, 100, 10_000)
+    pacing = _choice(anim, "pacing", "animation.pacing", DEFAULT_PACING, PACINGS)
+    pause_ms = _int(anim, "pause_ms", "animation.pause_ms", DEFAULT_PAUSE_MS, PAUSE_MS_MIN,
+                    PAUSE_MS_MAX)
     fps = _int(anim, "fps", "animation.fps", 30, 5, 120)
 
     return BoardConfig(

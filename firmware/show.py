@@ -12,6 +12,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kalimambo.engine.pacing import (
+    DEFAULT_PACING,
+    DEFAULT_PAUSE_MS,
+    PACINGS,
+    PAUSE_MS_MAX,
+    PAUSE_MS_MIN,
+    ROUND_BUDGET_S,
+)
 from kalimambo.firmware.scene import (
     DARK,
     EXPLORER_COLOURS,
@@ -25,8 +33,6 @@ from kalimambo.firmware.scene import (
 )
 from kalimambo.firmware.steps import Drawing, Step, rewind, setup_step, steps_from_events
 
-ROUND_BUDGET_S = 15.0
-"""A whole round's animation is over within this, however long the pause per event."""
 STEP_HOLD_S = 1.0
 """In step pacing a step replays after holding its end picture this long."""
 MAX_QUEUED_STEPS = 200
@@ -43,7 +49,8 @@ class Show:
     """The steady picture of the latest view, the queued event steps, and the idle
     and celebration animations."""
 
-    def __init__(self, spaces: int, pacing: str = "auto", pause_ms: int = 900) -> None:
+    def __init__(self, spaces: int, pacing: str = DEFAULT_PACING,
+                 pause_ms: int = DEFAULT_PAUSE_MS) -> None:
         self.spaces = spaces
         self.pacing = pacing
         self.pause_s = pause_ms / 1000
@@ -62,12 +69,12 @@ class Show:
 
     # -- input --------------------------------------------------------------------
     def set_pacing(self, mode: str, pause_ms: int | None = None) -> None:
-        if mode not in ("auto", "step"):
+        if mode not in PACINGS:
             raise ValueError(f"pacing must be auto or step, not {mode!r}")
         self.pacing = mode
         if pause_ms is not None:
-            if not 100 <= pause_ms <= 10_000:
-                raise ValueError("pause_ms must be 100 to 10000")
+            if not PAUSE_MS_MIN <= pause_ms <= PAUSE_MS_MAX:
+                raise ValueError(f"pause_ms must be {PAUSE_MS_MIN} to {PAUSE_MS_MAX}")
             self.pause_s = pause_ms / 1000
 
     def update(self, view: Mapping[str, Any], events: Sequence[Mapping[str, Any]] | None,

@@ -70,3 +70,14 @@ def assert_view_matches_replay(view: dict[str, Any], record: dict[str, Any]) -> 
     assert view["rhino"] == game.board.rhino
     assert {s["name"]: s["minus_points"] for s in view["seats"]} == game.minus_points()
     assert view["winners"] == (game.winners() if game.finished else [])
+
+
+def end_playback(target: Any) -> None:
+    """Show the rest of the round being played back at once (as the host's Skip does), so
+    a test can pick the next round.  ``target`` is a Table or a Flask test client."""
+    table = target
+    if hasattr(target, "application"):
+        table = target.application.extensions["kalimambo"].table
+    with table.lock:
+        if table.playing:
+            table.skip()

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kalimambo.engine.record import parse_record
-from tests.helpers import assert_view_matches_replay
+from tests.helpers import assert_view_matches_replay, end_playback
 
 NAMES = ["Ana", "Ben", "Caro"]
 
@@ -58,6 +58,7 @@ def play_round(client: Any, tokens: dict[str, str], rng: random.Random) -> dict[
         response = client.post("/api/v1/pick", json={"round": round_no, "card": cards[name]},
                                headers=bearer(token))
         assert response.status_code == 200, response.json
+    end_playback(client)
     return cards
 
 
@@ -200,6 +201,7 @@ def test_a_pick_may_change_until_the_last_seat_picks(client: Any, host_token: st
     client.post("/api/v1/pick", json={"round": 1, "card": 4}, headers=ben)
     answer = client.post("/api/v1/pick", json={"round": 1, "card": 5}, headers=caro).json
     assert answer["resolved"] is True
+    end_playback(client)
     view = state(client)
     assert view["round"] == 2 and view["phase"] == "picking"
     assert view["last_round"]["cards"] == {"Ana": 9, "Ben": 4, "Caro": 5}
@@ -340,7 +342,7 @@ def test_new_game_archives_the_old_one(client: Any, host_token: str) -> None:
     play_round(client, tokens, random.Random(2))
     old = state(client)
     host = bearer(host_token)
-    view = client.post("/api/v1/host/new", headers=host).json
+    view = client.post("/api/v1/host/new", json={"keep_seats": False}, headers=host).json
     assert view["phase"] == "lobby" and view["seats"] == []
     assert view["game_id"] != old["game_id"]
     games = client.get("/api/v1/games").json["games"]
@@ -402,12 +404,44 @@ def test_settings_and_hints(client: Any, host_token: str) -> None:
     assert hint["card"] in range(12) and isinstance(hint["code"], str)
 
 
-def test_lights_controls(client: Any, host_token: str) -> None:
-    """Without a lights process (the fixture's table): "next" still counts, for the board
-    page; "retry" has nothing to retry (tests/test_lights_link.py has one connected)."""
+def test_new_game_keeps_seats_and_bots_by_default(client: Any, host_token: str) -> None:
     host = bearer(host_token)
-    response = client.post("/api/v1/host/lights/next", headers=host)
-    assert response.status_code == 200, response.json
-    assert set(response.json) >= {"backend", "ok", "error"}
-    assert response.json["next_presses"] == 1
+    tokens = join_all(client, ["Ana", "Ben"])
+    client.post("/api/v1/host/bots", json={"count": 1}, headers=host)
+    start(client, host_token)
+    view = client.post("/api/v1/host/new", headers=host).json
+    assert [(s["name"], s["bot"]) for s in view["seats"]] == \
+        [("Ana", False), ("Ben", False), (view["seats"][2]["name"], True)]
+    assert client.get("/api/v1/me", headers=bearer(tokens["Ana"])).status_code == 200
+
+
+def test_step_pacing_next_and_skip(client: Any, host_token: str) -> None:
+    """In step pacing the round waits at k = 0 for "next"; picks open when it ends."""
+    host = bearer(host_token)
+    client.post("/api/v1/host/settings", json={"pacing": "step"}, headers=host)
+    tokens = join_all(client)
+    start(client, host_token)
+    assert_error(client.post("/api/v1/host/next", headers=host), 409, "not_playing")
+    for name in NAMES:
+        client.post("/api/v1/pick", json={"round": 1, "card": NAMES.index(name)},
+                    headers=bearer(tokens[name]))
+    view = state(client)
+    assert view["phase"] == "playing" and view["round"] == 1 and view["history"] == []
+    assert view["playback"]["step"] == 0 and view["playback"]["current"] is None
+    assert_error(client.post("/api/v1/pick", json={"round": 2, "card": 11},
+                             headers=bearer(tokens["Ana"])), 409, "playing")
+    shown = client.post("/api/v1/host/next", headers=host).json
+    assert shown["step"] == 1 and shown["current"]["kind"] == "reveal"
+    assert client.post("/api/v1/host/lights/next", headers=host).status_code == 200
+    assert state(client)["playback"]["step"] == 2
+    ended = client.post("/api/v1/host/skip", headers=host).json
+    assert ended["step"] == ended["steps"]
+    view = state(client)
+    assert view["phase"] == "picking" and view["round"] == 2 and len(view["history"]) == 1
+
+
+def test_lights_controls(client: Any, host_token: str) -> None:
+    """Without a lights process (the fixture's table) "retry" has nothing to retry
+    (tests/test_lights_link.py has one connected)."""
+    host = bearer(host_token)
     assert_error(client.post("/api/v1/host/lights/retry", headers=host), 409, "lights_failed")

@@ -20,7 +20,9 @@ def test_stream_sends_the_snapshot_at_once_then_heartbeats(client: Any) -> None:
     assert client.application.extensions["kalimambo"].broadcaster.clients == 0
 
 
-def test_a_slow_stream_keeps_only_the_newest_views(client: Any, host_token: str) -> None:
+def test_a_slow_stream_gets_the_whole_view_again(client: Any, host_token: str) -> None:
+    """A client that fell behind is sent the newest whole view, not the patches it
+    missed (which it could not apply any more)."""
     from kalimambo.web.events import QUEUE_SIZE
 
     response = client.get("/api/v1/events", buffered=False)
@@ -34,5 +36,6 @@ def test_a_slow_stream_keeps_only_the_newest_views(client: Any, host_token: str)
     while (chunk := next(chunks)) != b": heartbeat\n\n":
         messages.append(chunk)
     response.close()
-    assert len(messages) == QUEUE_SIZE
-    assert messages[-1].startswith(b"id: %d\n" % newest)
+    assert 1 <= len(messages) <= QUEUE_SIZE
+    assert messages[-1].startswith(b"id: %d\ndata: {" % newest)  # whole, not a patch
+    assert b'"version":%d' % newest in messages[-1]

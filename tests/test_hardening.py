@@ -16,6 +16,7 @@ import pytest
 from kalimambo.web.hints import HintDesk
 from kalimambo.web.host import FREE_TRIES, GLOBAL_TRIES_PER_MINUTE
 from tests.conftest import PIN
+from tests.helpers import end_playback
 
 AWAY = {"REMOTE_ADDR": "192.168.1.20"}
 
@@ -102,6 +103,7 @@ def test_hosted_seats_with_path_like_names_play_to_the_end(client: Any,
         answer = client.post("/api/v1/pick", json={"round": round_no, "card": hand[0]},
                              headers=bearer(phone)).json
         assert answer["resolved"] is True
+        end_playback(client)
     assert client.get("/api/v1/state").json["phase"] == "finished"
 
 
@@ -253,6 +255,7 @@ def test_a_player_named_proto_is_a_plain_seat(client: Any, host_token: str) -> N
         hand = client.get("/api/v1/me", headers=bearer(token)).json["me"]["hand"]
         client.post("/api/v1/pick", json={"round": 1, "card": hand[0]}, headers=bearer(token))
         assert name
+    end_playback(client)
     view = client.get("/api/v1/state").json
     assert set(view["positions"]) >= {"__proto__", "constructor", "Ana"}
     assert isinstance(view["last_round"]["minus_points"]["__proto__"], int)

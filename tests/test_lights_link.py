@@ -79,21 +79,29 @@ def test_a_new_lights_process_gets_hello_pacing_and_the_current_view(
     peer.close()
 
 
-def test_every_change_reaches_the_lights_with_the_rounds_events(table: Any,
-                                                                lights: Peer) -> None:
+def test_every_step_reaches_the_lights_with_its_events(table: Any, lights: Peer) -> None:
+    """The lights draw step k when the table's cursor reaches it: each step's view comes
+    with that step's events (the reveal first), other changes with none."""
     client = table.test_client()
     host, tokens = start_three(client)
+    client.post("/api/v1/host/settings", json={"pacing": "step", "pause_ms": 300},
+                headers=host)
+    lights.expect("pacing", lambda m: (m["mode"], m["pause_ms"]) == ("auto", 300))
     for card, token in enumerate(tokens):
         assert client.post("/api/v1/pick", json={"round": 1, "card": card},
                            headers=bearer(token)).status_code == 200
     view = state(client)
+    assert view["playback"]["step"] == 0
     last = lights.expect("view", lambda m: m["view"]["version"] == view["version"])
-    assert last["view"] == view
-    assert last["events"] is not None and last["events"][0]["type"] == "reveal"
-    assert all(m["events"] is None for m in lights.of("view")[:-1])
-    client.post("/api/v1/host/settings", json={"pacing": "step", "pause_ms": 300},
-                headers=host)
-    lights.expect("pacing", lambda m: (m["mode"], m["pause_ms"]) == ("step", 300))
+    assert last["view"] == view and last["events"] is None
+    assert all(m["events"] is None for m in lights.of("view"))
+    client.post("/api/v1/host/next", headers=host)
+    view = state(client)
+    shown = lights.expect("view", lambda m: m["view"]["version"] == view["version"])
+    assert shown["view"] == view and shown["view"]["playback"]["step"] == 1
+    assert [e["type"] for e in shown["events"]] == ["reveal"]
+    playback = view["playback"]
+    assert shown["events"] == playback["shown"][playback["current"]["first"]:]
 
 
 def test_status_reaches_the_view_and_frames_the_leds_endpoint(table: Any,
@@ -113,32 +121,32 @@ def test_status_reaches_the_view_and_frames_the_leds_endpoint(table: Any,
 def test_button_commands_play_on_the_table(table: Any, lights: Peer) -> None:
     client = table.test_client()
     _host, tokens = start_three(client)
+    client.post("/api/v1/host/settings", json={"pacing": "step"}, headers=_host)
     for card, token in zip((11, 7, 3), tokens, strict=True):
         client.post("/api/v1/pick", json={"round": 1, "card": card}, headers=bearer(token))
-    assert state(client)["round"] == 2
-    before = len(lights.messages)
+    assert state(client)["phase"] == "playing"
     lights.send({"type": "command", "name": "next"})
-    lights.expect("next", after=before)
-    assert wait_for(lambda: state(client)["lights"]["next_presses"] == 1)
-    lights.send({"type": "command", "name": "undo"})
-    assert wait_for(lambda: state(client)["round"] == 1)
-    assert state(client)["history"] == []
+    assert wait_for(lambda: state(client)["playback"]["step"] == 1)
+    lights.send({"type": "command", "name": "undo"})  # undo works mid-playback
+    assert wait_for(lambda: state(client)["phase"] == "picking")
+    assert state(client)["history"] == [] and state(client)["undone"] == 1
+    assert state(client)["round"] == 1
     game_id = state(client)["game_id"]
     lights.send({"type": "command", "name": "new_game"})
     assert wait_for(lambda: state(client)["phase"] == "lobby")
     assert state(client)["game_id"] != game_id
+    assert len(state(client)["seats"]) == 3  # the seats stay
     lights.send({"type": "command", "name": "self_destruct"})  # unknown: ignored
     lights.send({"type": "command", "name": "undo"})  # nothing to undo: refused, logged
     assert wait_for(lambda: lights.of("view")[-1]["view"]["phase"] == "lobby")
     assert state(client)["phase"] == "lobby"
 
 
-def test_host_next_and_retry_go_to_the_lights(table: Any, lights: Peer) -> None:
+def test_host_retry_goes_to_the_lights(table: Any, lights: Peer) -> None:
     client = table.test_client()
     host = bearer(client.post("/api/v1/host", json={"pin": "1234"}).json["token"])
     answer = client.post("/api/v1/host/lights/next", json={}, headers=host)
-    assert answer.status_code == 200 and answer.json["next_presses"] == 1
-    lights.expect("next")
+    assert answer.status_code == 409 and answer.json["error"]["code"] == "not_playing"
 
     def answer_retry(peer: Peer, message: dict[str, Any]) -> None:
         if message["type"] == "retry":
@@ -164,8 +172,8 @@ def test_the_table_plays_on_when_the_lights_process_goes(table: Any, lights: Pee
     for card, token in enumerate(tokens):
         assert client.post("/api/v1/pick", json={"round": 1, "card": card},
                            headers=bearer(token)).status_code == 200
-    answer = client.post("/api/v1/host/lights/next", json={}, headers=host)
-    assert answer.status_code == 200 and answer.json["next_presses"] == 1
+    answer = client.post("/api/v1/host/skip", json={}, headers=host)
+    assert answer.status_code == 200 and answer.json["step"] == answer.json["steps"]
     answer = client.post("/api/v1/host/lights/retry", json={}, headers=host)
     assert answer.status_code == 409 and "not running" in answer.json["error"]["message"]
 

@@ -39,6 +39,8 @@ def test_kill_nine_at_several_points_loses_nothing(start_server: Callable[..., A
     _, lobby = http("GET", f"{server.url}/api/v1/state")
     _, host = http("POST", f"{server.url}/api/v1/host", {"pin": server.pin})
     host_token = host["token"]
+    # step pacing: a playback waits at its first step until the host skips it
+    http("POST", f"{server.url}/api/v1/host/settings", {"pacing": "step"}, token=host_token)
 
     # 1. Killed right after the joins: seats, colours, tokens and the host token survive.
     restart()
@@ -73,8 +75,13 @@ def test_kill_nine_at_several_points_loses_nothing(start_server: Callable[..., A
                     assert me["me"]["pick"] == cards[done]
         assert answer["resolved"] is True
         if round_no % 3 == 2:
-            # 3. Killed right after a round resolved: the round and its reveal are kept.
+            # 3. Killed right after a round resolved: the round is kept, and its
+            # playback starts again from its first step.
             restart()
+            _, view = http("GET", f"{server.url}/api/v1/state")
+            assert view["phase"] == "playing" and view["playback"]["step"] == 0
+            assert view["playback"]["round"] == round_no
+        http("POST", f"{server.url}/api/v1/host/skip", {}, token=host_token)
         _, view = http("GET", f"{server.url}/api/v1/state")
         assert len(view["history"]) == round_no
         assert view["last_round"]["cards"] == cards
@@ -90,7 +97,7 @@ def test_kill_nine_at_several_points_loses_nothing(start_server: Callable[..., A
 
 
 def without_volatile(view: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in view.items() if k not in ("version", "lights")}
+    return {k: v for k, v in view.items() if k not in ("version", "lights", "playback")}
 
 
 def test_kill_during_a_stream_of_picks_keeps_every_acknowledged_one(
@@ -120,6 +127,10 @@ def test_kill_during_a_stream_of_picks_keeps_every_acknowledged_one(
                 acked.append((round_no, name, card))
                 if stop.is_set():
                     return
+            try:  # the host skips the round's playback
+                http("POST", f"{server.url}/api/v1/host/skip", {}, token=host, timeout=5)
+            except OSError:
+                return
 
     thread = threading.Thread(target=pick_on)
     thread.start()
@@ -132,6 +143,7 @@ def test_kill_during_a_stream_of_picks_keeps_every_acknowledged_one(
     thread.join(30)
     assert len(acked) >= 17
     server = start_server(data, port=server.port)
+    http("POST", f"{server.url}/api/v1/host/skip", {}, token=host)  # 409 if none plays
     _, record = http("GET", f"{server.url}/api/v1/record")
     _, view = http("GET", f"{server.url}/api/v1/state")
     for round_no, name, card in acked:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import socket
 import subprocess
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web.viewdiff import apply
 from tests.conftest import ROOT
 
 NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
@@ -71,7 +73,8 @@ def test_server_prints_url_and_pin_and_gives_lan_join_url(server: Any, http: Any
 
 
 class SseClient:
-    """A raw-socket event stream reader (no buffering surprises)."""
+    """A raw-socket event stream reader (no buffering surprises): the whole view first,
+    then patches applied to it."""
 
     def __init__(self, port: int, token: str | None = None, source: str = "127.0.0.1"
                  ) -> None:
@@ -80,6 +83,7 @@ class SseClient:
                                              source_address=(source, 0))
         self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
         self.buffer = b""
+        self.view: dict[str, Any] = {}
 
     def next_view(self) -> dict[str, Any]:
         while True:
@@ -92,9 +96,11 @@ class SseClient:
             start = self.buffer.index(b"data: ") + 6
             end = self.buffer.index(b"\n", start)
             line = self.buffer[start:end]
+            patch = b"event: patch" in self.buffer[:start]
             self.buffer = self.buffer[end + 1:]
-            view: dict[str, Any] = json.loads(line.split(b"\r\n")[0])
-            return view
+            data = json.loads(line.split(b"\r\n")[0])
+            self.view = apply(self.view, data) if patch else data
+            return copy.deepcopy(self.view)
 
     def close(self) -> None:
         self.sock.close()
@@ -133,6 +139,7 @@ def test_sixty_streams_get_the_snapshot_at_once_and_every_reveal(
                 thread.join(30)
             assert [status for status, _ in answers] == [200] * 7
             assert sum(body["resolved"] for _, body in answers) == 1
+            http("POST", f"{server.url}/api/v1/host/skip", {}, token=host)
             for client in clients:
                 view = client.next_view()
                 while view["round"] == round_no:
@@ -170,6 +177,7 @@ def test_bots_think_in_the_background_and_keep_up(server: Any, http: Any) -> Non
     status, body = http("POST", f"{server.url}/api/v1/host/bots",
                         {"count": 2, "level": "medium"}, token=host)
     assert status == 201 and len(body["names"]) == 2
+    http("POST", f"{server.url}/api/v1/host/settings", {"pause_ms": 100}, token=host)
     watcher = SseClient(server.port)
     try:
         watcher.next_view()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kalimambo.web.app import create_app
+from tests.helpers import end_playback
 
 
 def test_computer_players_pick_again_after_a_restart_mid_round(tmp_path: Path) -> None:
@@ -36,6 +37,7 @@ def test_computer_players_pick_again_after_a_restart_mid_round(tmp_path: Path) -
     assert [s["picked"] for s in seats if s["bot"]] == [True, True]
     answer = client.post("/api/v1/pick", json={"round": 1, "card": 5},
                          headers={"Authorization": f"Bearer {token}"})
-    assert answer.status_code == 200
+    assert answer.status_code == 200 and answer.get_json()["resolved"] is True
+    end_playback(client)
     assert client.get("/api/v1/state").get_json()["round"] == 2
     app.extensions["kalimambo"].close()

@@ -7,9 +7,12 @@ the same (apart from ``version``) through the public view, every other seat's
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import orjson
+
+from kalimambo.web.viewdiff import apply
 
 NAMES = ["Ana", "Ben", "Caro"]
 
@@ -32,7 +35,8 @@ def setup_table(client: Any, host_token: str) -> dict[str, str]:
 
 
 class Stream:
-    """Reads SSE messages from a test-client response, one ``data:`` view at a time."""
+    """Reads SSE messages from a test-client response: the whole view first, then
+    patches applied to it (``kalimambo.web.viewdiff``), one view at a time."""
 
     def __init__(self, client: Any, token: str | None = None) -> None:
         url = "/api/v1/events" + (f"?token={token}" if token else "")
@@ -41,6 +45,8 @@ class Stream:
         assert self.response.mimetype == "text/event-stream"
         self.chunks = iter(self.response.response)
         self.buffer = b""
+        self.view: dict[str, Any] | None = None
+        self.sizes: list[int] = []
 
     def next_view(self) -> dict[str, Any]:
         while b"\n\n" not in self.buffer:
@@ -49,8 +55,14 @@ class Stream:
         data = [line[6:] for line in block.split(b"\n") if line.startswith(b"data: ")]
         if not data:  # a heartbeat comment or the retry line alone
             return self.next_view()
-        view: dict[str, Any] = orjson.loads(data[0])
-        return view
+        self.sizes.append(len(block))
+        if b"event: patch" in block.split(b"\n"):
+            assert self.view is not None
+            apply(self.view, orjson.loads(data[0]))
+        else:
+            self.view = orjson.loads(data[0])
+        assert self.view is not None
+        return copy.deepcopy(self.view)
 
     def close(self) -> None:
         self.response.close()
@@ -88,14 +100,33 @@ def test_seat_entries_hold_only_whether(client: Any, host_token: str) -> None:
 
 
 def test_the_reveal_shows_every_card_and_kalis(client: Any, host_token: str) -> None:
+    """The stream follows the playback step by step; the round's outcome (its history
+    entry, the next round) appears only once the cursor reaches the last step, and
+    the patched views are exactly the table's views."""
+    client.post("/api/v1/host/settings", json={"pacing": "step"},
+                headers=bearer(host_token))
     tokens = setup_table(client, host_token)
     stream = Stream(client)
     stream.next_view()
     for name, card in zip(NAMES, (4, 8, 2), strict=True):
         client.post("/api/v1/pick", json={"round": 1, "card": card}, headers=bearer(tokens[name]))
     views = [stream.next_view() for _ in range(3)]
+    table = client.application.extensions["kalimambo"].table
+    assert views[-1] == table.public_view()
+    assert views[-1]["phase"] == "playing" and views[-1]["playback"]["step"] == 0
+    while views[-1]["phase"] == "playing":
+        playback = views[-1]["playback"]
+        assert views[-1]["history"] == [] and views[-1]["round"] == 1
+        assert playback["step"] < playback["steps"]
+        assert not any(s["minus_points"] for s in views[-1]["seats"]) or playback["step"]
+        client.post("/api/v1/host/next", headers=bearer(host_token))
+        views.append(stream.next_view())
+        assert views[-1]["playback"]["step"] == playback["step"] + 1
+        assert views[-1] == table.public_view()
     stream.close()
     reveal = views[-1]
+    assert reveal["playback"]["step"] == reveal["playback"]["steps"]
+    assert views[3]["playback"]["current"]["kind"] == "reveal"
     assert reveal["round"] == 2
     assert reveal["last_round"]["cards"] == {"Ana": 4, "Ben": 8, "Caro": 2}
     assert reveal["last_round"]["kali"] in range(12)

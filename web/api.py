@@ -15,6 +15,7 @@ from kalimambo.web.errors import ApiError, bad_request
 from kalimambo.web.host import is_loopback
 from kalimambo.web.limits import MAX_DEPTH
 from kalimambo.web.service import TableService
+from kalimambo.web.table import Change
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -99,24 +100,18 @@ def events() -> Response:
     token = request.args.get("token") or bearer()
     table = svc.table
 
-    def start(q: Any) -> bytes:
+    def start(q: Any) -> Change:
         with table.lock:
             svc.broadcaster.subscribe(q)
             table.stream_opened(token)
-            return _message(table)
+            return table.current
 
-    stream = svc.broadcaster.stream(start, on_close=lambda: table.stream_closed(token))
+    stream = svc.broadcaster.stream(start, lambda: table.current,
+                                    on_close=lambda: table.stream_closed(token))
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
-
-
-def _message(table: Any) -> bytes:
-    from kalimambo.web.events import message
-
-    result: bytes = message(table.current)
-    return result
 
 
 @bp.get("/record")
@@ -257,7 +252,7 @@ def host_undo() -> Response:
 @bp.post("/host/new")
 def host_new() -> Response:
     svc = host_only()
-    svc.table.new_game(body().get("keep_seats", False))
+    svc.table.new_game(body().get("keep_seats", True))
     return raw_answer(svc.table.current.view_json)
 
 
@@ -280,6 +275,22 @@ def host_lights_retry() -> Response:
     svc = host_only()
     body()
     return answer(svc.lights_retry())
+
+
+@bp.post("/host/next")
+def host_next() -> Response:
+    """The playback's next step (any pacing); answers the view's ``playback``."""
+    svc = host_only()
+    body()
+    return answer(svc.table.next_step())
+
+
+@bp.post("/host/skip")
+def host_skip() -> Response:
+    """Ends the playback at once; answers the view's ``playback``."""
+    svc = host_only()
+    body()
+    return answer(svc.table.skip())
 
 
 @bp.post("/host/lights/next")

@@ -1,9 +1,11 @@
 """Live updates: Server-Sent Events, one bounded queue per client.
 
-Every message is a full public view, so a slow client that falls behind only needs
-the newest ones: when its queue is full the oldest message is dropped.  A client is
-subscribed under the table's lock together with reading the current view, so it can
-never miss a change between its first snapshot and its queue.
+A stream gets the whole public view when it opens, then only what changed: each
+change's JSON Patch (``kalimambo.web.viewdiff``), made once for every stream.  A
+client whose queue fills up (it fell behind) is sent the whole current view again
+instead of the patches it missed.  A client is subscribed under the table's lock
+together with reading the current view, so it can never miss a change between its
+first view and its queue; patches up to that first view's version are skipped.
 """
 
 from __future__ import annotations
@@ -15,12 +17,23 @@ from collections.abc import Callable, Iterator
 
 from kalimambo.web.table import Change
 
-QUEUE_SIZE = 8
+QUEUE_SIZE = 32
+RESYNC = (-1, b"")
+"""Put in a client's queue when it fell behind: send it the whole view again."""
+
+Item = tuple[int, bytes]
 
 
 def message(change: Change) -> bytes:
-    """One SSE message: the version as id, the view as data (one line of JSON)."""
+    """The whole view as one SSE message: the version as id, one line of JSON."""
     return b"id: %d\ndata: %s\n\n" % (change.version, change.view_json)
+
+
+def patch_message(change: Change) -> bytes:
+    """What changed, as an SSE ``patch`` event (a JSON Patch, one line)."""
+    if change.patch_json is None:
+        return message(change)
+    return b"event: patch\nid: %d\ndata: %s\n\n" % (change.version, change.patch_json)
 
 
 class Broadcaster:
@@ -28,7 +41,7 @@ class Broadcaster:
 
     def __init__(self, heartbeat: float = 15.0) -> None:
         self.heartbeat = heartbeat
-        self._clients: set[queue.Queue[bytes]] = set()
+        self._clients: set[queue.Queue[Item]] = set()
         self._guard = threading.Lock()
 
     @property
@@ -36,45 +49,58 @@ class Broadcaster:
         return len(self._clients)
 
     def publish(self, change: Change) -> None:
-        data = message(change)
+        item = (change.version, patch_message(change))
         with self._guard:
             clients = list(self._clients)
         for q in clients:
             try:
-                q.put_nowait(data)
-            except queue.Full:  # behind: drop its oldest view, keep the newest
+                q.put_nowait(item)
+            except queue.Full:  # behind: forget the patches, send the whole view
                 with contextlib.suppress(queue.Empty):
-                    q.get_nowait()
+                    while True:
+                        q.get_nowait()
                 with contextlib.suppress(queue.Full):
-                    q.put_nowait(data)
+                    q.put_nowait(RESYNC)
 
-    def subscribe(self, q: queue.Queue[bytes]) -> None:
+    def subscribe(self, q: queue.Queue[Item]) -> None:
         with self._guard:
             self._clients.add(q)
 
-    def unsubscribe(self, q: queue.Queue[bytes]) -> None:
+    def unsubscribe(self, q: queue.Queue[Item]) -> None:
         with self._guard:
             self._clients.discard(q)
 
-    def stream(self, start: Callable[[queue.Queue[bytes]], bytes],
+    def stream(self, start: Callable[[queue.Queue[Item]], Change],
+               current: Callable[[], Change],
                on_close: Callable[[], None] = lambda: None) -> Iterator[bytes]:
-        """The body of one stream: the current view at once, then changes and heartbeats.
+        """The body of one stream: the whole view at once, then patches and heartbeats.
 
-        ``start`` subscribes the queue and returns the current view's message (the
-        caller does both under the table's lock).  Nothing is subscribed before the
-        body is first read, so a stream never started leaks nothing; the server closes
-        the generator when the client has gone (at the latest on the next heartbeat's
-        failed write), and ``finally`` drops the queue.
+        ``start`` subscribes the queue and returns the current change (the caller does
+        both under the table's lock).  Nothing is subscribed before the body is first
+        read, so a stream never started leaks nothing; the server closes the generator
+        when the client has gone (at the latest on the next heartbeat's failed write),
+        and ``finally`` drops the queue.  ``current`` gives the newest change, for a
+        client that fell behind.
         """
-        q: queue.Queue[bytes] = queue.Queue(QUEUE_SIZE)
+        q: queue.Queue[Item] = queue.Queue(QUEUE_SIZE)
         first = start(q)
+        shown = first.version
         try:
-            yield b"retry: 2000\n" + first
+            yield b"retry: 2000\n" + message(first)
             while True:
                 try:
-                    yield q.get(timeout=self.heartbeat)
+                    version, data = q.get(timeout=self.heartbeat)
                 except queue.Empty:
                     yield b": heartbeat\n\n"
+                    continue
+                if (version, data) == RESYNC:
+                    newest = current()
+                    shown = newest.version
+                    yield message(newest)
+                elif version > shown:
+                    shown = version
+                    yield data
         finally:
             self.unsubscribe(q)
             on_close()
+

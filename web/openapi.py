@@ -65,7 +65,7 @@ SCHEMAS: dict[str, Any] = {
                      "positions", "dung", "last_round", "winners", "storage"],
         "properties": {
             "version": INT,
-            "phase": {"enum": ["lobby", "picking", "resolving", "finished"]},
+            "phase": {"enum": ["lobby", "picking", "playing", "finished"]},
             "round": INT, "track_length": INT,
             "seats": {"type": "array", "items": ref("Seat")},
             "rhino": _nullable(INT),
@@ -75,12 +75,24 @@ SCHEMAS: dict[str, Any] = {
             "last_round": _nullable({"type": "object"}),
             "history": {"type": "array", "items": {"type": "object"}},
             "winners": {"type": "array", "items": STR},
+            "playback": _nullable(ref("Playback")),
+            "undone": _nullable(INT),
             "game_id": INT, "join_url": STR, "hints": BOOL,
             "lights": ref("Lights"), "storage": ref("Storage"),
             "day_start": {"type": "number", "description": "when the table's day began "
                           "(Unix seconds): local midnight, or the host's new day if later"},
         },
     },
+    "Step": {"type": "object", "required": ["kind", "first"],
+             "properties": {"kind": STR, "first": INT}},
+    "Playback": {"type": "object", "required": ["round", "step", "steps", "pacing", "current"],
+                 "properties": {"round": INT, "step": INT, "steps": INT,
+                                "pacing": {"enum": ["auto", "step"]},
+                                "current": _nullable(ref("Step")),
+                                "shown": {"type": "array", "items": {"type": "object"}}},
+                 "description": "the round being played back: step = steps shown so far "
+                                "(0..steps), shown = their events, current = the step "
+                                "shown last (its events are shown[first:])"},
     "PrivateView": {"allOf": [ref("PublicView"), {
         "type": "object", "required": ["me"],
         "properties": {"me": {
@@ -271,8 +283,12 @@ PATHS: dict[str, Any] = {
         "properties": {"day_start": {"type": "number"}}}))},
     "/api/v1/host/lights/retry": {"post": _host("restart a failed strip", _ok(ref("Lights")),
                                                 409)},
-    "/api/v1/host/lights/next": {"post": _host("next event in step pacing",
-                                               _ok(ref("Lights")), 409)},
+    "/api/v1/host/lights/next": {"post": _host("the playback's next step (older name of "
+                                               "host/next)", _ok(ref("Lights")), 409)},
+    "/api/v1/host/next": {"post": _host("the playback's next step", _ok(ref("Playback")),
+                                        409)},
+    "/api/v1/host/skip": {"post": _host("end the playback at once", _ok(ref("Playback")),
+                                        409)},
 }
 
 

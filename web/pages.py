@@ -19,7 +19,7 @@ from typing import Any
 import segno
 from flask import Blueprint, Response, current_app, render_template, request
 
-from kalimambo.engine.players import LEVELS
+from kalimambo.engine.players import DEFAULT_LEVEL, LEVELS
 
 bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static")
@@ -92,7 +92,7 @@ def board() -> Response:
 @bp.get("/host")
 def host() -> Response:
     """The host's controls: start, seats, computer players, undo, lights."""
-    return _page("host.html", "host", "host.js", levels=LEVELS)
+    return _page("host.html", "host", "host.js", levels=LEVELS, default_level=DEFAULT_LEVEL)
 
 
 @bp.after_request

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from kalimambo.firmware.wire import encode
@@ -26,19 +27,53 @@ class TableService:
         self.lights = lights
         self.broadcaster = broadcaster
         self.pin = pin
+        self._timer: threading.Timer | None = None
+        self._timer_due: float | None = None
+        self._timer_guard = threading.Lock()
         lights.welcome = self._welcome
         lights.guard = table.lock
         lights.on_change = self._lights_changed
         lights.on_command = self._command
         table.listeners.append(broadcaster.publish)
         table.listeners.append(self._to_lights)
+        table.listeners.append(self._schedule)
         lights.start()
         self._lights_changed()  # a socket that could not be made shows at once
+        self._schedule(table.current)  # a restart mid-playback plays the round again
+
+    # -- the table's clock (auto pacing) -----------------------------------------------
+    def _schedule(self, _change: Change | None = None) -> None:
+        """After every change: wake up when the playback's next step is due."""
+        due = self.table.due()
+        with self._timer_guard:
+            if due == self._timer_due and self._timer is not None:
+                return
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer, self._timer_due = None, due
+            if due is None:
+                return
+            timer = threading.Timer(max(0.0, due - self.table.clock()), self._fire)
+            timer.daemon = True
+            self._timer = timer
+        timer.start()
+
+    def _fire(self) -> None:
+        with self._timer_guard:
+            self._timer, self._timer_due = None, None
+        try:
+            moved = self.table.tick()
+        except Exception:  # a failing store must not stop the clock for good
+            log.exception("playback step failed")
+            moved = False
+        if not moved:  # woke a little early, or nothing to do
+            self._schedule()
 
     # -- the lights process -------------------------------------------------------------
     def _pacing(self) -> bytes:
-        return encode({"type": "pacing", "mode": self.table.pacing,
-                       "pause_ms": self.table.pause_ms})
+        """The strip animates each step it is sent at the table's pause; the table's
+        cursor decides when the next one comes, so the strip itself never waits."""
+        return encode({"type": "pacing", "mode": "auto", "pause_ms": self.table.pause_ms})
 
     def _welcome(self) -> list[bytes]:
         """A newly connected lights process: the pacing, then the current picture."""
@@ -59,24 +94,25 @@ class TableService:
     def _command(self, name: str) -> None:
         """A button on the board: next steps the strip, hold undoes, long hold restarts."""
         if name == "next":
-            self.lights_next()
+            try:
+                self.table.next_step()
+            except ApiError as error:
+                log.info("next button: %s", error.message)
         elif name == "undo":
             try:
                 self.table.undo()
             except ApiError as error:
                 log.info("undo button: %s", error.message)
         elif name == "new_game":
-            self.table.new_game(False)
+            self.table.new_game(True)
 
     # -- what the API calls -------------------------------------------------------------
     def lights_frame(self) -> list[tuple[int, int, int]]:
         return self.lights.frame()
 
     def lights_next(self) -> dict[str, Any]:
-        """Step to the next event (step pacing); counted even with the lights away, so the
-        board page steps along."""
-        self.lights.next_step()
-        self.table.refresh()
+        """The older "next" route: the playback's next step; answers the view's lights."""
+        self.table.next_step()
         lights: dict[str, Any] = self.table.current.view["lights"]
         return lights
 
@@ -95,5 +131,9 @@ class TableService:
         return result
 
     def close(self) -> None:
+        with self._timer_guard:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = None
         self.lights.close()
         self.store.close()

@@ -15,6 +15,7 @@ import hashlib
 import random
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,8 +24,17 @@ import orjson
 
 from kalimambo.engine.errors import PlayError, SetupError
 from kalimambo.engine.game import Game, shuffled_deck
+from kalimambo.engine.pacing import (
+    DEFAULT_PACING,
+    DEFAULT_PAUSE_MS,
+    PACINGS,
+    PAUSE_MS_MAX,
+    PAUSE_MS_MIN,
+)
+from kalimambo.engine.players import DEFAULT_LEVEL
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import Setup, check_setup, check_track_length, random_setup
+from kalimambo.engine.timeline import BoardState
 from kalimambo.web import bots
 from kalimambo.web.archive import stored_record
 from kalimambo.web.day import Day
@@ -32,6 +42,7 @@ from kalimambo.web.errors import ApiError, bad_request, conflict
 from kalimambo.web.hints import HintDesk
 from kalimambo.web.host import HostAuth
 from kalimambo.web.names import fold
+from kalimambo.web.playback import Playback
 from kalimambo.web.seats import (
     BOT_NAMES,
     MAX_SEATS,
@@ -46,8 +57,8 @@ from kalimambo.web.seats import (
 )
 from kalimambo.web.store import SeatRow, StorageError, Store
 from kalimambo.web.tasks import InlineRunner
+from kalimambo.web.viewdiff import diff
 
-PACINGS = ("auto", "step")
 NAME_LOOKUP_MAX = 20
 """Longer strings are no seat's name: they are not even folded."""
 VERSION_EPOCH = 1_000_000
@@ -61,7 +72,10 @@ class Change:
     version: int
     view: dict[str, Any]
     view_json: bytes
+    patch_json: bytes | None
+    """The JSON Patch from the view before (None for the first view)."""
     events: list[dict[str, Any]] | None
+    """The events of the step just shown (the strip animates them), else None."""
 
 
 Listener = Callable[[Change], None]
@@ -87,7 +101,9 @@ class Table:
     def __init__(self, store: Store, track_length: int, host: HostAuth, *,
                  join_url: str | Callable[[], str] = "", runner: InlineRunner | None = None,
                  lights_status: Callable[[], dict[str, Any]] | None = None,
-                 default_pacing: str = "auto", default_pause_ms: int = 900) -> None:
+                 default_pacing: str = DEFAULT_PACING,
+                 default_pause_ms: int = DEFAULT_PAUSE_MS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.track_length = track_length
         self.host = host
@@ -96,6 +112,10 @@ class Table:
         self.runner = runner or InlineRunner()
         self.lights_status = lights_status or (lambda: {"backend": "none", "ok": False,
                                                         "error": None})
+        self.clock = clock
+        self.playback: Playback | None = None
+        self.undone: int | None = None
+        """The round just taken back, for every display to say so (until the next round)."""
         self.lock = threading.RLock()
         self.hint_desk = HintDesk()
         self.listeners: list[Listener] = []
@@ -112,7 +132,8 @@ class Table:
         self.day = Day(store)
         self._restore()
         self._rebuild()
-        self._round_opened()  # after a restart mid-round, computer players pick again
+        if self.playback is None:
+            self._round_opened()  # after a restart mid-round, computer players pick again
 
     # -- restoring from the store --------------------------------------------------
     def _restore(self) -> None:
@@ -137,17 +158,26 @@ class Table:
         self.game: Game | None = None
         self.history: list[dict[str, Any]] = []
         self.picks: dict[str, int] = {}
+        self.playback = None
         if row.started is None or row.setup is None or row.players is None:
             return
         self.track_length = row.track_length
         game = Game(row.players, Setup(row.setup["rhino"], tuple(row.setup["order"]),
                                        tuple(row.setup["dung"])),
                     row.track_length, kali_deck=row.kali_deck)
-        for played in self.store.rounds(row.id):
+        rounds = self.store.rounds(row.id)
+        playing = self.store.setting("playback", None)
+        before = None
+        for i, played in enumerate(rounds):
+            if i == len(rounds) - 1:
+                before = self._board_now(game)
             events = game.play_round(played.cards, played.kali)
             self.history.append(self._history_entry(game, events))
         self.game = game
-        if not game.finished:
+        if before is not None and playing == [row.id, game.rounds_played]:
+            # stopped mid-playback: the round (already stored) plays again from step 0
+            self._begin_playback(before)
+        elif not game.finished:
             self.picks = self.store.picks(row.id, game.current_round)
 
     # -- views ---------------------------------------------------------------------
@@ -155,12 +185,24 @@ class Table:
     def phase(self) -> str:
         if self.game is None:
             return "lobby"
+        if self.playing:
+            return "playing"
         return "finished" if self.game.finished else "picking"
+
+    @property
+    def playing(self) -> bool:
+        return self.playback is not None and not self.playback.done
+
+    @staticmethod
+    def _board_now(game: Game) -> BoardState:
+        return BoardState(game.board.rhino, game.positions(), game.minus_points())
 
     def _rebuild(self, events: list[dict[str, Any]] | None = None) -> Change:
         self.version += 1
         view = self._public_view()
-        change = Change(self.version, view, orjson.dumps(view), events)
+        before = getattr(self, "_last", None)
+        patch = orjson.dumps(diff(before.view, view)) if before is not None else None
+        change = Change(self.version, view, orjson.dumps(view), patch, events)
         self._last = change
         return change
 
@@ -176,27 +218,41 @@ class Table:
 
     def _public_view(self) -> dict[str, Any]:
         game = self.game
-        minus = game.minus_points() if game else {}
+        playback = self.playback
+        playing = self.playing
         lights = {**lights_summary(self.lights_status()), "pacing": self.pacing,
                   "pause_ms": self.pause_ms}
+        if playing and playback is not None:  # the board as of the cursor, nothing after
+            board = playback.board()
+            minus, rhino, positions = board.minus_points, board.rhino, board.positions
+            history = self.history[:-1]
+            round_no = playback.round
+        else:
+            minus = game.minus_points() if game else {}
+            rhino = game.board.rhino if game else None
+            positions = game.positions() if game else {}
+            history = list(self.history)
+            round_no = (game.current_round if not game.finished else game.rounds_played) \
+                if game else 0
         return {
             "version": self.version,
             "phase": self.phase,
-            "round": (game.current_round if not game.finished else game.rounds_played)
-            if game else 0,
+            "round": round_no,
             "track_length": self.track_length,
             "seats": [{"id": s.id, "name": s.name, "colour": s.colour, "bot": s.bot,
                        "bot_level": s.bot_level, "hosted": s.hosted,
                        "connected": s.bot or s.hosted or self._streams.get(s.name, 0) > 0,
                        "picked": s.name in self.picks, "minus_points": minus.get(s.name, 0)}
                       for s in self.seats],
-            "rhino": game.board.rhino if game else None,
-            "positions": game.positions() if game else {},
+            "rhino": rhino,
+            "positions": positions,
             "dung": list(game.setup.dung) if game else [],
             "setup": game.setup.to_dict() if game else None,
-            "last_round": self.history[-1] if self.history else None,
-            "history": self.history,
-            "winners": game.winners() if game and game.finished else [],
+            "playback": playback.to_view() if playback else None,
+            "history": history,
+            "last_round": history[-1] if history else None,
+            "winners": game.winners() if game and game.finished and not playing else [],
+            "undone": self.undone,
             "game_id": self.game_id,
             "join_url": self.join_url(),
             "hints": self.hints,
@@ -326,7 +382,7 @@ class Table:
             if not isinstance(count, int) or isinstance(count, bool) or count < 1:
                 raise bad_request("bad_count", "Say how many computer players: 1 or more.")
             if level is None:
-                level = "medium"
+                level = DEFAULT_LEVEL
             if level not in bots.levels():
                 raise bad_request("bad_level", "The computer players' levels are "
                                                + ", ".join(bots.levels()) + ".")
@@ -391,6 +447,7 @@ class Table:
             self.game = game
             self.picks = {}
             self.history = []
+            self.undone = None
             self._changed()
             self._round_opened()
 
@@ -406,6 +463,9 @@ class Table:
         game = self.game
         if game is None:
             raise conflict("not_started", "The game has not started yet.")
+        if self.playing and self.playback is not None:
+            raise conflict("playing", f"Round {self.playback.round} is still being played "
+                                      "on the board: pick when it ends.")
         if game.finished:
             raise conflict("game_over", "The game is over: no more cards to play.")
         if not isinstance(round_no, int) or isinstance(round_no, bool):
@@ -435,11 +495,71 @@ class Table:
         cards = {s.name: picks[s.name] for s in self.seats}
         self.store.add_round(self.game_id, round_no, cards, kali,
                              finished=round_no >= ROUNDS)
+        before = self._board_now(game)
         events = game.play_round(cards, kali)
         self.history.append(self._history_entry(game, events))
         self.picks = {}
-        self._changed(self.history[-1]["events"])
-        self._round_opened()
+        self.undone = None
+        self._begin_playback(before)
+        self._mark_playing([self.game_id, round_no])
+        if not self.tick():  # auto pacing shows the reveal at once; step pacing waits
+            self._changed()
+
+    # -- the playback ----------------------------------------------------------------
+    def _begin_playback(self, before: BoardState) -> None:
+        entry = self.history[-1]
+        self.playback = Playback.begin(entry["round"], entry["events"], before,
+                                       self.pacing, self.pause_ms, self.clock())
+
+    def _mark_playing(self, value: list[int] | None) -> None:
+        """Keep in the store which round is being played, so a restart plays it again."""
+        with contextlib.suppress(StorageError):  # the round itself is stored already
+            self.store.set_settings({"playback": value})
+
+    def due(self) -> float | None:
+        """When the table's clock should call ``tick`` (auto pacing), else None."""
+        with self.lock:
+            return self.playback.due if self.playing and self.playback else None
+
+    def tick(self) -> bool:
+        """The clock: show the next step if its time has come (auto pacing)."""
+        with self.lock:
+            playback = self.playback
+            if playback is None or playback.done or not playback.advance(self.clock()):
+                return False
+            self._stepped()
+            return True
+
+    def next_step(self) -> dict[str, Any]:
+        """"Next" (any pacing): show one more step; answers the playback."""
+        with self.lock:
+            playback = self.playback
+            if playback is None or playback.done:
+                raise conflict("not_playing", "No round is being played right now.")
+            playback.next(self.clock())
+            self._stepped()
+            return self._last.view["playback"] or {}
+
+    def skip(self) -> dict[str, Any]:
+        """End the playback at once."""
+        with self.lock:
+            playback = self.playback
+            if playback is None or playback.done:
+                raise conflict("not_playing", "No round is being played right now.")
+            playback.skip()
+            self._stepped()
+            return self._last.view["playback"] or {}
+
+    def _stepped(self) -> None:
+        playback = self.playback
+        assert playback is not None
+        current = playback.current()
+        events = [dict(e) for e in current.events] if current else None
+        if playback.done:
+            self._mark_playing(None)
+        self._changed(events)
+        if playback.done:
+            self._round_opened()
 
     def undo(self) -> None:
         with self.lock:
@@ -448,16 +568,22 @@ class Table:
                 raise conflict("not_started", "The game has not started yet.")
             if not game.rounds:
                 raise conflict("nothing_to_undo", "No round has been played yet.")
-            self.store.undo_round(self.game_id, game.rounds_played)
+            undone = game.rounds_played
+            self.store.undo_round(self.game_id, undone)
             game.undo()
             self.history.pop()
             self.picks = {}
+            if self.playback is not None:
+                self._mark_playing(None)
+            self.playback = None
+            self.undone = undone
             self._epoch += 1
             self._changed()
             self._round_opened()
 
-    def new_game(self, keep_seats: object = False) -> None:
-        """Archive this game and open a new lobby (with the same seats if asked)."""
+    def new_game(self, keep_seats: object = True) -> None:
+        """Archive this game and open a new lobby, with the same seats (people and
+        computer players) unless asked to clear them."""
         with self.lock:
             if not isinstance(keep_seats, bool):
                 raise bad_request("bad_keep_seats", "keep_seats is true or false.")
@@ -466,9 +592,13 @@ class Table:
                 self.track_length, archive=self.game_id,
                 seats=[self._row(i, s) for i, s in enumerate(seats)])
             self.seats = list(seats)
+            if self.playback is not None:
+                self._mark_playing(None)
             self.game = None
             self.history = []
             self.picks = {}
+            self.playback = None
+            self.undone = None
             self._streams = {name: n for name, n in self._streams.items()
                              if any(s.name == name for s in self.seats)}
             self._epoch += 1
@@ -488,7 +618,7 @@ class Table:
         key = (self.game_id, self._epoch, game.current_round)
         snapshot = copy.deepcopy(game)
         seed = _seed(self.game_id, game.current_round, seat.name)
-        level = seat.bot_level or "medium"
+        level = seat.bot_level or DEFAULT_LEVEL
         name = seat.name
 
         def think() -> None:
@@ -523,11 +653,14 @@ class Table:
             if pacing not in PACINGS:
                 raise bad_request("bad_setting", "pacing is 'auto' or 'step'.")
             if not isinstance(pause, int) or isinstance(pause, bool) or \
-                    not 100 <= pause <= 10_000:
+                    not PAUSE_MS_MIN <= pause <= PAUSE_MS_MAX:
                 raise bad_request("bad_setting", "pause_ms is a whole number of "
-                                                 "milliseconds from 100 to 10000.")
+                                                 f"milliseconds from {PAUSE_MS_MIN} to "
+                                                 f"{PAUSE_MS_MAX}.")
             self.store.set_settings({"hints": hints, "pacing": pacing, "pause_ms": pause})
             self.hints, self.pacing, self.pause_ms = hints, str(pacing), pause
+            if self.playback is not None and not self.playback.done:
+                self.playback.set_pacing(self.pacing, pause, self.clock())
             self._changed()
             return {"hints": hints, "pacing": pacing, "pause_ms": pause}
 

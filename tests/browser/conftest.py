@@ -27,3 +27,11 @@ __all__ = ["ARTIFACTS", "HOST_PIN", "PHONE", "Server"]
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def server(server: ServerProcess) -> ServerProcess:
+    """The table with the shortest pause, so each round's auto playback is over in a
+    second or two (tests that want step pacing set it themselves)."""
+    server.call("POST", "/host/settings", {"pause_ms": 100}, server.host_token())
+    return server

@@ -29,6 +29,7 @@ def test_board_marks_computer_players(server: Server, browser: Any) -> None:
     # the computers pick as soon as the round opens: only Ana's pick is missing
     assert wait_for(lambda: [s["picked"] for s in server.state()["seats"]]
                     == [False, True, True])
-    server.call("POST", "/pick", {"round": 1, "card": 4}, token)
-    assert server.state()["round"] == 2
+    assert server.call("POST", "/pick", {"round": 1, "card": 4}, token)["resolved"] is True
+    assert server.state()["phase"] == "playing"  # the round is played back first
+    assert wait_for(lambda: server.state()["round"] == 2)  # on the table's own clock
     ctx.close()

@@ -93,8 +93,10 @@ def test_host_plays_a_seat_without_a_phone(server: Server, browser: Any,
                                           ".colour-name", "a"]) if c["ratio"] < 4.5]
         assert not low, low
 
-        # undo takes the round back; a new game asks first, in a dialog
+        # undo asks first, then takes the round back; a new game asks first, in a dialog
         page.click("#undo")
+        page.wait_for_selector("#confirm-undo", state="visible", timeout=WAIT_MS)
+        page.click("#undo-confirm")
         page.wait_for_selector("#undo", state="hidden", timeout=WAIT_MS)
         assert server.call("GET", "/record")["rounds"] == []
         page.click("#new-game")
@@ -106,6 +108,7 @@ def test_host_plays_a_seat_without_a_phone(server: Server, browser: Any,
         assert focused_id(page) == "new-game"  # back where the host was
         assert server.state()["phase"] == "picking"  # Escape kept the game
         page.click("#new-game")
+        page.check("#new-clear")  # the seats stay unless the host clears them
         page.click("#new-confirm")
         page.wait_for_selector("#start-box", state="visible", timeout=WAIT_MS)
         assert server.state()["seats"] == []
@@ -164,7 +167,7 @@ def test_language_names_as_text_hints_and_a_lost_seat(server: Server, browser: A
         assert phone.input_value("#lang") == "it"
 
         # a seat that no longer exists: the phone says so and offers to join again
-        server.call("POST", "/host/new", {}, token=token)
+        server.call("POST", "/host/new", {"keep_seats": False}, token=token)
         phone.wait_for_selector("#join", state="visible", timeout=WAIT_MS)
         assert phone.is_visible("#seat-lost")
         assert phone.evaluate("() => localStorage.getItem('kalimambo.token')") is None

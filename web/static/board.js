@@ -1,36 +1,42 @@
 /* The board page for a TV: the ring of spaces with every figure, Kali, Mambo and
-   the heaps; each resolved round's events played one after another with a line of
-   narration; the join QR code, the score table, and at the end the winners and a
-   chart of minus points over the rounds.
+   the heaps; the round being played back, one step at a time as the table's cursor
+   moves (the table decides the steps and their pace: this page only animates each step
+   it is sent), with a line of narration; the join QR code, the score table, and at
+   the end the winners and a chart of minus points over the rounds.
 
-   This file steps through the events; board/ holds what draws each part. */
+   A page (re)loaded mid-playback shows the board at the cursor and goes on from there. */
 
+import { api } from "./common/api.js";
+import { $ } from "./common/dom.js";
 import { onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
 import { startPage } from "./common/page.js";
+import { storageGet } from "./common/storage.js";
 import { renderChart } from "./board/chart.js";
 import { renderLeaderboard } from "./board/leaderboard.js";
 import { loadPin, renderLobby } from "./board/lobby.js";
 import { narrate, say } from "./board/narration.js";
-import { gate, lastOfPenaltyRun, presses, stepping } from "./board/pacing.js";
+import { pause, wait } from "./board/pacing.js";
 import { MAMBO, drawRing, figureKey, slide } from "./board/ring.js";
 import { renderScores } from "./board/scores.js";
 import { renderSheetLink } from "./board/sheetlink.js";
 import { snapshot, state } from "./board/state.js";
 import { startStrip } from "./board/strip.js";
 
-async function play() {
-  if (state.playing) return;
-  state.playing = true;
-  while (state.queue.length) {
-    const item = state.queue.shift();
-    if (item.kind === "round") {
-      state.cards = item.entry;
-      continue;
-    }
-    const { ev, events, index } = item;
-    const shown = state.shown;
+/** A key for the step a view shows: game, round and cursor. */
+function stepKey(view) {
+  const p = view.playback;
+  return p ? `${view.game_id}/${p.round}/${p.step}` : `${view.game_id}/-`;
+}
+
+/** Animate one step's events over the board as it was before the step. */
+async function animate(step, view) {
+  const shown = state.shown;
+  const events = step.events || [];
+  for (let index = 0; index < events.length; index += 1) {
+    const ev = events[index];
     const text = narrate(ev, events, index);
+    if (ev.type === "reveal") state.cards = ev;
     if (ev.type === "move") {
       say(text);
       drawRing();
@@ -47,64 +53,65 @@ async function play() {
       state.flashHeap = ev.space;
       state.hit = figureKey(ev.figure);
     } else if (ev.type === "penalty") {
+      if (text) say(text);
       shown.minus.set(ev.player, ev.total);
-      renderScores();
-      if (stepping() && lastOfPenaltyRun(events, index)) await gate();
-      continue;
     } else if (ev.type === "round_end") {
-      shown.rounds = item.roundsAfter;
       state.cards = null;
       say(text);
-    } else {
+    } else if (text) {
       say(text);
     }
     drawRing();
-    renderSide();
-    await gate();
-    state.hit = null;
-    state.flashHeap = null;
+    renderScores();
+  }
+  await wait(Math.min(600, pause()));
+  state.hit = null;
+  state.flashHeap = null;
+}
+
+async function play() {
+  if (state.playing) return;
+  state.playing = true;
+  while (state.queue.length) {
+    const { step, view } = state.queue.shift();
+    await animate(step, view);
+    state.shown = snapshot(view);
+    document.body.dataset.step = stepKey(view);
   }
   state.playing = false;
-  state.cards = null;
-  if (state.view) state.shown = snapshot(state.view);
   render();
 }
 
 function onView(view) {
   const previous = state.view;
   state.view = view;
-  const history = view.history || [];
-  const fresh = !previous || !state.shown || view.game_id !== state.gameId
-    || history.length < state.queuedRounds;
-  state.gameId = view.game_id;
-  if (fresh) {
-    // first view, a new game or an undo: show the state as it is, no replay
+  const p = view.playback;
+  const key = stepKey(view);
+  const before = previous ? stepKey(previous) : null;
+  const next = p && previous && previous.playback && previous.game_id === view.game_id
+    && previous.playback.round === p.round && p.step === previous.playback.step + 1;
+  if (key !== before && next && p.current) {
+    const step = { kind: p.current.kind, events: (p.shown || []).slice(p.current.first) };
+    state.queue.push({ step, view });  // the cursor moved one step: animate it
+    play();
+  } else if (key !== before || !state.shown) {
+    // first view, a reload mid-playback, a skip, an undo, a new game: the board at the
+    // cursor as it is, no replay
     state.queue = [];
-    state.queuedRounds = history.length;
     state.shown = snapshot(view);
-    state.pressBase = presses();
+    state.cards = null;
+    if (!state.playing) document.body.dataset.step = key;
     if (!state.playing) render();
-    return;
-  }
-  if (!state.playing && !state.queue.length) state.pressBase = presses();
-  for (let r = state.queuedRounds; r < history.length; r += 1) {
-    const entry = history[r];
-    state.queue.push({ kind: "round", entry });
-    (entry.events || []).forEach((ev, index) => {
-      state.queue.push({ ev, events: entry.events, index, roundsAfter: r + 1 });
-    });
-  }
-  state.queuedRounds = history.length;
-  if (state.queue.length) play();
-  else if (!state.playing) {
+  } else if (!state.playing) {
     state.shown = snapshot(view);
     render();
   } else {
     renderSide();
   }
+  renderControls();
 }
 
-/** Everything beside the ring; safe to call while a round is being played. */
+/** Everything beside the ring; safe to call while a step is being animated. */
 function renderSide() {
   renderLobby();
   renderScores();
@@ -121,13 +128,62 @@ function render() {
     if (view.phase === "lobby") say(t("board.ready"));
     else if (view.phase === "finished") {
       say(t("ev.game_over", { names: (view.winners || []).join(", ") }));
+    } else if (view.undone && view.phase === "picking") {
+      say(t("table.undone", { round: view.undone }));
+    } else if (view.phase === "picking") {
+      const picked = (view.seats || []).filter((s) => s.picked).length;
+      say(t("board.picking", { done: picked, total: (view.seats || []).length }));
     }
   }
   drawRing();
 }
 
+/* "Next" on the board itself: on the Pi's own screen, or with the host logged in here. */
+let hostToken = null;
+
+function renderControls() {
+  const box = $("board-controls");
+  if (!box) return;
+  const view = state.view;
+  box.hidden = !hostToken || !view || view.phase !== "playing";
+}
+
+/** The host's token: the host page's login in this browser, or on the Pi's own screen
+    a login of its own. */
+async function findHost() {
+  const saved = storageGet("kalimambo.host");
+  try {
+    if (saved) {
+      await api("GET", "/host", { token: saved });
+      hostToken = saved;
+    } else if ((await api("GET", "/local")).local) {
+      hostToken = (await api("POST", "/host", { body: {} })).token;
+    }
+  } catch (e) {
+    hostToken = null;
+  }
+  renderControls();
+}
+
+function wireControls() {
+  const next = $("board-next");
+  const skip = $("board-skip");
+  if (next) {
+    next.addEventListener("click", () => {
+      if (hostToken) api("POST", "/host/next", { token: hostToken }).catch(() => {});
+    });
+  }
+  if (skip) {
+    skip.addEventListener("click", () => {
+      if (hostToken) api("POST", "/host/skip", { token: hostToken }).catch(() => {});
+    });
+  }
+}
+
 startPage();
 onLang(() => render());
 loadPin();
+wireControls();
+findHost();
 if (new URLSearchParams(window.location.search).get("leds") === "1") startStrip();
 live(onView);

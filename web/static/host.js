@@ -9,7 +9,7 @@ import { $, setText } from "./common/dom.js";
 import { onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
 import { startPage } from "./common/page.js";
-import { toast } from "./common/toast.js";
+import { clearToast, toast } from "./common/toast.js";
 import { renderArchive } from "./host/archive.js";
 import { renderDay, wireNewDay } from "./host/day.js";
 import { closeHandover, handoverPending, openHandover } from "./host/handover.js";
@@ -25,6 +25,7 @@ async function login(event) {
   try {
     const data = await api("POST", "/host", { body: { pin: $("pin").value.trim() } });
     setHostToken(data.token);
+    clearToast();
     $("pin").value = "";
     render();
   } catch (err) {
@@ -38,6 +39,7 @@ async function loginWith(body) {
   try {
     const data = await api("POST", "/host", { body });
     setHostToken(data.token);
+    clearToast();
     render();
   } catch (err) {
     toast(err.message, "error");
@@ -67,7 +69,13 @@ async function offerLocalLogin() {
 
 function gameStatus() {
   if (view.phase === "lobby") return t("host.lobby_status", { count: (view.seats || []).length });
-  return view.phase === "finished" ? t("phase.finished") : t("phase.picking", { round: view.round });
+  if (view.phase === "playing" && view.playback) {
+    return t("phone.watch", { round: view.playback.round, step: view.playback.step,
+      steps: view.playback.steps });
+  }
+  const status = view.phase === "finished" ? t("phase.finished")
+    : t("phase.picking", { round: view.round });
+  return view.undone ? `${t("table.undone", { round: view.undone })} ${status}` : status;
 }
 
 function render() {
@@ -77,7 +85,8 @@ function render() {
   if (!logged || !view) return;
   const lobby = view.phase === "lobby";
   setText($("game-status"), gameStatus());
-  $("undo").hidden = lobby || !(view.history || []).length;
+  $("undo").hidden = lobby || (!(view.history || []).length && view.phase !== "playing");
+  $("skip").hidden = view.phase !== "playing";
   $("record").hidden = lobby;
   $("lobby-tools").hidden = !lobby;
   $("start-box").hidden = !lobby;
@@ -91,19 +100,26 @@ function render() {
   if (storage.ok === false) {
     setText($("storage-warning"), t("host.storage", { error: storage.error || "" }));
   }
-  if (view.phase !== "picking" && handoverPending()) closeHandover();
+  // the game moved on without the hosted seat's pick (undo, new game): nothing to hand over
+  if (!["picking", "playing"].includes(view.phase) && handoverPending()) closeHandover();
 }
 
-// a new game clears every seat: ask first, in a dialog (Escape or Cancel keeps the game)
+// a new game: ask first, in a dialog (Escape or Cancel keeps the game); the seats stay
+// unless the host ticks "clear them"
 const confirmNew = modal($("confirm-new"), (answer) => {
-  if (answer === "new") act($("new-game"), "POST", "/host/new", { keep_seats: false });
+  if (answer === "new") {
+    act($("new-game"), "POST", "/host/new", { keep_seats: !$("new-clear").checked });
+  }
+});
+const confirmUndo = modal($("confirm-undo"), (answer) => {
+  if (answer === "undo") act($("undo"), "POST", "/host/undo", {});
 });
 
 wireNewDay();
 $("login-form").addEventListener("submit", login);
 $("local-login").addEventListener("click", () => loginWith({}));
 $("logout").addEventListener("click", logout);
-$("undo").addEventListener("click", () => act($("undo"), "POST", "/host/undo", {}));
+$("undo").addEventListener("click", () => confirmUndo.open($("undo-cancel")));
 $("new-game").addEventListener("click", () => confirmNew.open($("new-cancel")));
 $("add-bots").addEventListener("click", () => act($("add-bots"), "POST", "/host/bots",
   { count: Number($("bot-count").value), level: $("bot-level").value }));
@@ -121,7 +137,8 @@ $("setup-form").addEventListener("submit", (event) => {
 $("lights-retry").addEventListener("click", () =>
   act($("lights-retry"), "POST", "/host/lights/retry", {}));
 $("lights-next").addEventListener("click", () =>
-  act($("lights-next"), "POST", "/host/lights/next", {}));
+  act($("lights-next"), "POST", "/host/next", {}));
+$("skip").addEventListener("click", () => act($("skip"), "POST", "/host/skip", {}));
 $("pacing").addEventListener("change", () =>
   act(null, "POST", "/host/settings", { pacing: $("pacing").value }));
 $("hints").addEventListener("change", () =>

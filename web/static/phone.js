@@ -202,7 +202,12 @@ function renderStatus() {
       text += " " + (waiting.length ? t("pick.waiting", { names: waiting.join(", ") })
         : t("pick.everyone"));
     }
-  } else if (view.phase === "resolving") text = t("phase.resolving", { round: view.round });
+    if (view.undone) text = `${t("table.undone", { round: view.undone })} ${text}`;
+  } else if (view.phase === "playing" && view.playback) {
+    // the board plays the round: its outcome comes here only when the playback ends
+    text = t("phone.watch", { round: view.playback.round, step: view.playback.step,
+      steps: view.playback.steps });
+  }
   $("status").textContent = text;
   $("round-line").textContent = view.phase === "lobby" ? t("phase.lobby")
     : view.phase === "finished" ? t("phase.finished") : t("phase.picking", { round: view.round });
@@ -237,7 +242,11 @@ function renderLast() {
   const entry = view.last_round;
   const box = $("last");
   box.hidden = !entry;
-  if (!entry) return;
+  if (!entry) {
+    if (state.seenRound) sheet.close(); // the only round was undone
+    state.seenRound = state.seenRound === null ? null : 0;
+    return;
+  }
   $("last-title").textContent = t("reveal.title", { round: entry.round });
   revealList($("last-cards"), entry, view);
   fillStory($("last-story"), story(entry, state.me.name, view));
@@ -246,6 +255,7 @@ function renderLast() {
     openSheet(entry);
   } else if (state.seenRound !== null && entry.round < state.seenRound) {
     state.seenRound = entry.round; // undo took a round back
+    sheet.close();
   }
 }
 

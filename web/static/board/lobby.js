@@ -32,7 +32,8 @@ export function renderLobby() {
   qr.alt = t("board.qr_alt", { url });
   const over = view.phase === "finished" && !state.playing;
   $("winners").hidden = !over;
-  if (over) setText($("winners"), t("board.winners", { names: (view.winners || []).join(", ") }));
+  if (over) setText($("winners"), t((view.winners || []).length === 1 ? "board.winner" : "board.winners",
+      { names: (view.winners || []).join(", ") }));
   showPin();
 }
 

@@ -36,13 +36,24 @@ export function narrate(ev, events, index) {
         other: figureName(ev.beaten_by || "?") });
     case "dung": {
       const paid = payersAfter(events, index, "dung");
+      if (!paid.names.length) return t("ev.dung_hit", { figure: fig, space: ev.space });
       return t("ev.dung", { figure: fig, space: ev.space, points: paid.points,
         payers: paid.names.join(", ") });
     }
     case "rhino_run": {
       const paid = payersAfter(events, index, "rammed");
+      if (!paid.names.length) {
+        return t("ev.rhino_hit", { spaces: ev.spaces, figure: figureName(ev.rammed) });
+      }
       return t("ev.rhino_run", { spaces: ev.spaces, figure: figureName(ev.rammed),
         points: paid.points, payers: paid.names.join(", ") });
+    }
+    case "penalty": {
+      // a step of penalties (one hit): said once, at its first
+      if (index > 0 && events[index - 1].type === "penalty") return null;
+      const paid = payersAfter(events, index - 1, ev.cause);
+      return t("ev.penalty", { points: paid.points,
+        payers: paid.names.map((name) => figureName(name)).join(", ") });
     }
     case "round_end":
       return ev.game_over ? t("ev.game_over", { names: (ev.winners || []).join(", ") })

@@ -118,7 +118,8 @@ function drawCentre(ring) {
     small = t("board.waiting", { count: (view.seats || []).length });
   } else if (view.phase === "finished" && !state.playing) {
     big = t("phase.finished");
-    small = t("board.winners", { names: (view.winners || []).join(", ") });
+    small = t((view.winners || []).length === 1 ? "board.winner" : "board.winners",
+      { names: (view.winners || []).join(", ") });
   } else {
     const round = state.playing && state.cards ? state.cards.round : view.round;
     big = t("phase.picking", { round });

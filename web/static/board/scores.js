@@ -8,7 +8,7 @@ import { state } from "./state.js";
 
 function nameCell(view, seat) {
   const mark = view.phase === "picking" && !state.playing
-    ? el("span", { class: "muted" }, seat.picked ? " ✓" : " …") : null;
+    ? el("span", { class: "muted" }, seat.picked ? " ✓" : ` · ${t("pick.thinking")}`) : null;
   const colour = t(`colour.${seat.colour}`);
   return el("td", { class: "name" },
     el("span", { class: `dot c-${seat.colour}`, "aria-hidden": "true" }), " ",

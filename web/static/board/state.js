@@ -6,13 +6,11 @@ export const state = {
   view: null,
   gameId: null,
   shown: null,      // what the ring shows now: {rhino, positions, minus, rounds, dung}
-  queue: [],        // events still to play
-  queuedRounds: 0,  // rounds shown or waiting in the queue
+  queue: [],        // steps still to animate: {step, view}
   playing: false,
   cards: null,      // the cards of the round being played, for badges
   hit: null,        // the figure key just hit (ring.js figureKey)
   flashHeap: null,
-  pressBase: 0,     // "next" presses already used up (step pacing)
 };
 
 /** The shown state of a view: where everything stands, with no replay. */

@@ -2,6 +2,7 @@
 
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
+import { applyPatch } from "./patch.js";
 
 /** Show in #conn whether the page hears the table. */
 export function setConnected(ok) {
@@ -11,15 +12,18 @@ export function setConnected(ok) {
   box.textContent = ok ? "" : t("conn.lost");
 }
 
-/** Follow the public view: one EventSource, reopened when it closes for good.
+/** Follow the public view: one EventSource, reopened when it closes for good. The
+    stream sends the whole view first, then "patch" events (JSON Patch) with only what
+    changed; a patch that does not fit (a missed message) reopens the stream.
 
-    onView(view) gets every snapshot; #conn shows the connection state; tokenOf() gives
+    onView(view) gets every view; #conn shows the connection state; tokenOf() gives
     the seat's token, so the table knows that seat is connected.
     Returns {reconnect} for pages that wake up from sleep. */
 export function live(onView, tokenOf) {
   let source = null;
   let retryTimer = null;
   let delay = 1000;
+  let current = null;
 
   function open() {
     clearTimeout(retryTimer);
@@ -31,9 +35,24 @@ export function live(onView, tokenOf) {
       let view;
       try { view = JSON.parse(message.data); } catch (e) { return; }
       delay = 1000;
+      current = view;
       setConnected(true);
       onView(view);
     };
+    source.addEventListener("patch", (message) => {
+      if (!current) return;
+      let view;
+      try {
+        view = applyPatch(current, JSON.parse(message.data));
+      } catch (e) {
+        if (current && Number(message.lastEventId) <= current.version) return;
+        current = null;
+        open();
+        return;
+      }
+      current = view;
+      onView(view);
+    });
     source.onerror = () => {
       setConnected(false);
       if (source.readyState === EventSource.CLOSED) {

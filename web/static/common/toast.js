@@ -13,3 +13,12 @@ export function toast(text, kind) {
   clearTimeout(timer);
   timer = setTimeout(() => { box.className = "toast"; }, 5000);
 }
+
+/** Take the message away at once (it no longer holds, e.g. after a good login). */
+export function clearToast() {
+  const box = $("toast");
+  if (!box) return;
+  clearTimeout(timer);
+  box.className = "toast";
+  box.textContent = "";
+}

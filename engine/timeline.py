@@ -1,0 +1,92 @@
+"""A round's steps: the beats that the strip, the board page and the phones show together.
+
+Made once, here, from the round's engine events (as dicts, the form the history and
+the record keep).  A step is the reveal; one figure's move or stay; a figure landing
+on dung; a rhino run; or a run of penalties for the same hit.  The round's closing
+``round_end`` event rides on the last step.  ``board_at`` gives the board as of a
+cursor ``k`` (``k`` steps shown), so no display has to know what a step does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kalimambo.engine.pacing import ROUND_BUDGET_S
+
+WEIGHTS = {"reveal": 0.5, "stay": 0.4, "move": 1.0, "dung": 0.8, "rhino_run": 1.0,
+           "penalty": 0.7}
+"""How long each kind of step lasts, as a share of the pause (auto pacing)."""
+
+EventDict = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One beat of a round: its kind (the type of its first event) and its events."""
+
+    kind: str
+    events: tuple[EventDict, ...]
+
+    @property
+    def weight(self) -> float:
+        return WEIGHTS.get(self.kind, 0.5)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "events": [dict(e) for e in self.events]}
+
+
+def _same_hit(a: EventDict, b: EventDict) -> bool:
+    return (b.get("type") == "penalty" and a.get("figure") == b.get("figure")
+            and a.get("cause") == b.get("cause"))
+
+
+def round_steps(events: Sequence[EventDict]) -> list[Step]:
+    """The steps of one round, in order (at least one: the reveal)."""
+    steps: list[list[EventDict]] = []
+    for event in events:
+        kind = event.get("type")
+        joins = steps and (kind == "round_end" or (
+            kind == "penalty" and steps[-1][0].get("type") == "penalty"
+            and _same_hit(steps[-1][-1], event)))
+        if joins:
+            steps[-1].append(event)
+        else:
+            steps.append([event])
+    return [Step(str(group[0].get("type")), tuple(group)) for group in steps]
+
+
+def step_seconds(steps: Sequence[Step], pause_ms: int) -> list[float]:
+    """How long each step lasts in auto pacing: weight x pause, the round squeezed into
+    ``ROUND_BUDGET_S``."""
+    pause = pause_ms / 1000
+    total = sum(step.weight * pause for step in steps)
+    squeeze = min(1.0, ROUND_BUDGET_S / total) if total else 1.0
+    return [step.weight * pause * squeeze for step in steps]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardState:
+    """Where everything stands: Mambo, every figure, everyone's minus points."""
+
+    rhino: int | None
+    positions: dict[str, int]
+    minus_points: dict[str, int]
+
+
+def board_at(before: BoardState, steps: Sequence[Step], k: int) -> BoardState:
+    """The board after the first ``k`` steps, from the board before the round."""
+    rhino = before.rhino
+    positions = dict(before.positions)
+    minus = dict(before.minus_points)
+    for step in steps[:k]:
+        for event in step.events:
+            kind = event.get("type")
+            if kind == "move":
+                positions[str(event["figure"])] = int(event["to_space"])
+            elif kind == "rhino_run":
+                rhino = int(event["to_space"])
+            elif kind == "penalty":
+                minus[str(event["player"])] = int(event["total"])
+    return BoardState(rhino, positions, minus)

@@ -1,0 +1,111 @@
+"""The playback cursor: a pure state machine over one round's steps.
+
+No clock and no threads: the table's service passes ``now`` (seconds, any monotonic
+origin) and calls ``advance(now)`` when ``due`` has come; "next" and "skip" are plain
+calls.  ``step`` (k) counts the steps already shown, 0 <= k <= len(steps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kalimambo.engine.pacing import PACINGS
+from kalimambo.engine.timeline import BoardState, Step, board_at, round_steps, step_seconds
+
+
+@dataclass(slots=True)
+class Playback:
+    """Round ``round``'s steps being shown, from the board ``before`` it."""
+
+    round: int
+    steps: Sequence[Step]
+    events: list[dict[str, Any]]
+    """The round's events (the history entry's own list, so the stream can copy it)."""
+    before: BoardState
+    pacing: str
+    pause_ms: int
+    step: int = 0
+    due: float | None = None
+    """When auto pacing shows the next step (None in step pacing or once done)."""
+    _seconds: list[float] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.pacing not in PACINGS:
+            raise ValueError(f"pacing must be one of {PACINGS}, not {self.pacing!r}")
+        self._seconds = step_seconds(self.steps, self.pause_ms)
+
+    @classmethod
+    def begin(cls, round_no: int, events: list[dict[str, Any]], before: BoardState,
+              pacing: str, pause_ms: int, now: float) -> Playback:
+        """A playback at k = 0; in auto pacing the reveal comes at once (``due = now``)."""
+        playback = cls(round_no, round_steps(events), events, before, pacing, pause_ms)
+        playback.due = now if pacing == "auto" else None
+        return playback
+
+    @property
+    def total(self) -> int:
+        return len(self.steps)
+
+    @property
+    def done(self) -> bool:
+        return self.step >= self.total
+
+    def board(self) -> BoardState:
+        """The board as of the cursor."""
+        return board_at(self.before, self.steps, self.step)
+
+    def current(self) -> Step | None:
+        """The step shown last (the one the displays animate now), or None at k = 0."""
+        return self.steps[self.step - 1] if self.step else None
+
+    def next(self, now: float) -> bool:
+        """Show one more step (any pacing); false when there is none left."""
+        if self.done:
+            return False
+        self.step += 1
+        self._schedule(now)
+        return True
+
+    def skip(self) -> None:
+        """Jump to the end."""
+        self.step = self.total
+        self.due = None
+
+    def advance(self, now: float) -> bool:
+        """Auto pacing: show every step whose time has come; whether the cursor moved.
+
+        One step per call at most, so every display gets every step."""
+        if self.pacing != "auto" or self.due is None or now < self.due or self.done:
+            return False
+        return self.next(max(now, self.due))
+
+    def set_pacing(self, pacing: str, pause_ms: int, now: float) -> None:
+        if pacing not in PACINGS:
+            raise ValueError(f"pacing must be one of {PACINGS}, not {pacing!r}")
+        self.pacing = pacing
+        self.pause_ms = pause_ms
+        self._seconds = step_seconds(self.steps, pause_ms)
+        self._schedule(now)
+
+    def _schedule(self, now: float) -> None:
+        if self.pacing != "auto" or self.done:
+            self.due = None
+        elif self.step == 0:
+            self.due = now
+        else:
+            self.due = now + self._seconds[self.step - 1]
+
+    def to_view(self) -> dict[str, object]:
+        """The public ``playback``: where the cursor is, the events shown so far
+        (``shown``) and the step just shown (``current``: its kind and where its events
+        begin in ``shown``); nothing about the steps after the cursor."""
+        count = sum(len(step.events) for step in self.steps[:self.step])
+        current = self.current()
+        first = count - len(current.events) if current else 0
+        shown = self.events if count == len(self.events) else self.events[:count]
+        return {"round": self.round, "step": self.step, "steps": self.total,
+                "pacing": self.pacing,
+                "current": {"kind": current.kind, "first": first} if current else None,
+                "shown": shown}
