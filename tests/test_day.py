@@ -13,6 +13,7 @@ import pytest
 from kalimambo.web.app import create_app
 from kalimambo.web.day import local_midnight
 from tests.conftest import PIN
+from tests.helpers import end_playback
 from tests.test_archive import causes_by_replay
 
 
@@ -25,6 +26,8 @@ def play_bot_game(client: Any, host: str) -> None:
     assert client.post("/api/v1/host/bots", json={"count": 3, "level": "random"},
                        headers=auth(host)).status_code == 201
     assert client.post("/api/v1/host/start", json={}, headers=auth(host)).status_code == 200
+    for _ in range(12):  # bots pick inline; each round's playback is skipped
+        end_playback(client)
     assert client.get("/api/v1/state").get_json()["phase"] == "finished"
     assert client.post("/api/v1/host/new", json={}, headers=auth(host)).status_code == 200
 
@@ -118,6 +121,7 @@ def test_stats_follow_a_last_round_taken_back_and_played_again(client: Any,
                 answer = client.post("/api/v1/pick", headers=auth(token),
                                      json={"round": number, "card": cards[name][number - 1]})
                 assert answer.status_code == 200, answer.get_json()
+            end_playback(client)
 
     def recomputed() -> dict[str, dict[str, int]]:
         record = client.get("/api/v1/record").get_json()

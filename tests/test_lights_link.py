@@ -199,7 +199,10 @@ def test_a_lights_process_that_stops_reading_is_dropped_not_waited_for(
         pause = pause + 1 if pause < 10_000 else 100
         assert client.post("/api/v1/host/settings", json={"pause_ms": pause},
                            headers=host).status_code == 200
-    assert "behind" in state(client)["lights"]["error"]
+    # Dropped for falling behind, or (on a very busy machine, before the queue fills)
+    # for its silence: either way the table went on without waiting for it.
+    error = state(client)["lights"]["error"]
+    assert "behind" in error or "not connected" in error, error
     stuck.close()
 
 
