@@ -153,7 +153,8 @@ def test_dialogs_trap_focus_close_on_escape_and_give_focus_back(server: Server,
         assert focused(host) == "button 0"  # the first card in hand
         host.keyboard.press("Escape")
         host.wait_for_selector("#handover", state="hidden", timeout=WAIT_MS)
-        assert host.locator("#ho-hand .card").count() == 0  # the hand is gone with it
+        host.wait_for_function(  # the hand is gone with it
+            "() => document.querySelectorAll('#ho-hand .card').length === 0", timeout=WAIT_MS)
         assert focused(host) == "button Pick for Oma"
 
         # the phone's reveal sheet: it opens by itself, Escape closes it
