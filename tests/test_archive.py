@@ -61,11 +61,13 @@ def vector_games() -> list[tuple[dict[str, Any], dict[str, Any], set[str], float
     return out
 
 
-def store_games(data_dir: Path) -> list[int]:
-    """Each vector game into the store the way the table plays and archives it."""
+def archive_games(data_dir: Path, games: list[tuple[dict[str, Any], set[str]]],
+                  finished: list[float]) -> list[int]:
+    """Each (record, computer players) into the store the way the table plays and archives
+    it, finished at the given Unix times (known times, for ?since=)."""
     store = Store(data_dir / DB_NAME)
-    ids = []
-    for record, _, bots, _finished in vector_games():
+    ids: list[int] = []
+    for record, bots in games:
         game_id = store.new_game(record["track_length"], archive=ids[-1] if ids else None)
         seats = [SeatRow(pos, name, COLOURS[pos], f"hash-{game_id}-{pos}", False,
                          "easy" if name in bots else None)
@@ -77,10 +79,17 @@ def store_games(data_dir: Path) -> list[int]:
         ids.append(game_id)
     store.new_game(32, archive=ids[-1])
     store.close()
-    with sqlite3.connect(data_dir / DB_NAME) as db:  # known finishing times, for ?since=
-        for game_id, (_, _, _, finished) in zip(ids, vector_games(), strict=True):
-            db.execute("UPDATE games SET finished = ? WHERE id = ?", (finished, game_id))
+    with sqlite3.connect(data_dir / DB_NAME) as db:
+        for game_id, when in zip(ids, finished, strict=True):
+            db.execute("UPDATE games SET finished = ? WHERE id = ?", (when, game_id))
     return ids
+
+
+def store_games(data_dir: Path) -> list[int]:
+    """The vector games of GAMES, finished at their times."""
+    games = vector_games()
+    return archive_games(data_dir, [(record, bots) for record, _, bots, _ in games],
+                         [finished for _, _, _, finished in games])
 
 
 @pytest.fixture

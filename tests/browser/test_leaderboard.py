@@ -10,7 +10,6 @@ before the day began and must not count.
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import subprocess
 import time
 from decimal import ROUND_HALF_UP, Decimal
@@ -19,14 +18,11 @@ from typing import Any
 
 import pytest
 
-from kalimambo.web.app import DB_NAME
 from kalimambo.web.day import local_midnight
-from kalimambo.web.seats import COLOURS
-from kalimambo.web.store import SeatRow, Store
 from tests.browser.conftest import Server
 from tests.browser.play import WAIT_MS, axe, console_errors
 from tests.conftest import http
-from tests.test_archive import renamed, vector_games
+from tests.test_archive import archive_games, renamed, vector_games
 
 PROTO = {"Caro": "__proto__", "caro": "__proto__"}
 STRANGERS = dict(zip(["ANA", "Ben", "__proto__", "Dev", "Eli", "Fay", "Gus"],
@@ -37,29 +33,13 @@ TV = {"width": 1920, "height": 1080}
 def store_day(data_dir: Path) -> list[int]:
     """The vector games as finished games: the first one yesterday, the others today,
     and game-09 once more with seven other people (more players than the board lists)."""
-    store = Store(data_dir / DB_NAME)
-    ids: list[int] = []
-    games = [(renamed(record, PROTO), bots) for record, _, bots, _ in vector_games()]
+    games = [(renamed(record, PROTO), {PROTO.get(name, name) for name in bots})
+             for record, _, bots, _ in vector_games()]
     games.append((renamed(games[2][0], STRANGERS), set()))
-    for record, bots in games:
-        bots = {PROTO.get(name, name) for name in bots}
-        game_id = store.new_game(record["track_length"], archive=ids[-1] if ids else None)
-        seats = [SeatRow(pos, name, COLOURS[pos], f"hash-{game_id}-{pos}", False,
-                         "easy" if name in bots else None)
-                 for pos, name in enumerate(record["players"])]
-        store.add_seats(game_id, seats)
-        store.start_game(game_id, record["players"], record["setup"], list(range(12)), seats)
-        for number, played in enumerate(record["rounds"], 1):
-            store.add_round(game_id, number, played["cards"], played["kali"], number == 12)
-        ids.append(game_id)
-    store.new_game(32, archive=ids[-1])
-    store.close()
     now = time.time()
-    finished = [local_midnight(now) - 3600] + [now - len(ids) + i for i in range(1, len(ids))]
-    with sqlite3.connect(data_dir / DB_NAME) as db:
-        for game_id, when in zip(ids, finished, strict=True):
-            db.execute("UPDATE games SET finished = ? WHERE id = ?", (when, game_id))
-    return ids
+    finished = [local_midnight(now) - 3600] + [now - len(games) + i
+                                                for i in range(1, len(games))]
+    return archive_games(data_dir, games, finished)
 
 
 @pytest.fixture
