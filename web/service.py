@@ -6,10 +6,13 @@ import logging
 import threading
 from typing import Any
 
+import orjson
+
 from kalimambo.firmware.wire import encode
 from kalimambo.web.errors import ApiError
 from kalimambo.web.events import Broadcaster
 from kalimambo.web.lightslink import LightsLink
+from kalimambo.web.replay import strip_view
 from kalimambo.web.store import Store
 from kalimambo.web.table import Change, Table, lights_summary
 
@@ -78,10 +81,17 @@ class TableService:
     def _welcome(self) -> list[bytes]:
         """A newly connected lights process: the pacing, then the current picture."""
         current = self.table.current
-        return [self._pacing(), self.lights.view_message(current.view_json, None)]
+        return [self._pacing(), self.lights.view_message(self._strip_json(current), None)]
 
     def _to_lights(self, change: Change) -> None:
-        self.lights.send(self.lights.view_message(change.view_json, change.events))
+        self.lights.send(self.lights.view_message(self._strip_json(change), change.events))
+
+    @staticmethod
+    def _strip_json(change: Change) -> bytes:
+        """The view for the strip: during a replay, the replay's board (web/replay.py)."""
+        if not change.view.get("replay"):
+            return change.view_json
+        return orjson.dumps(strip_view(change.view))
 
     def _lights_changed(self) -> None:
         """The strip's status changed (or the lights process came or went): a new view,

@@ -43,6 +43,7 @@ from kalimambo.web.hints import HintDesk
 from kalimambo.web.host import HostAuth
 from kalimambo.web.names import fold
 from kalimambo.web.playback import Playback
+from kalimambo.web.replay import Replays, check_settings
 from kalimambo.web.seats import (
     BOT_NAMES,
     MAX_SEATS,
@@ -130,6 +131,7 @@ class Table:
         self.pacing = str(store.setting("pacing", default_pacing))
         self.pause_ms = int(store.setting("pause_ms", default_pause_ms))
         self.day = Day(store)
+        self.replays = Replays(store, self.day.start)  # replays and attract mode
         self._restore()
         self._rebuild()
         if self.playback is None:
@@ -199,6 +201,8 @@ class Table:
 
     def _rebuild(self, events: list[dict[str, Any]] | None = None) -> Change:
         self.version += 1
+        self.replays.observe((self.game_id, self.phase, tuple(s.id for s in self.seats)),
+                             self.phase == "lobby" and not self.seats, self.clock())
         view = self._public_view()
         before = getattr(self, "_last", None)
         patch = orjson.dumps(diff(before.view, view)) if before is not None else None
@@ -259,6 +263,8 @@ class Table:
             "lights": lights,
             "storage": self._storage_status(),
             "day_start": self.day.start(),
+            "replay": self.replays.view(),
+            "booth": dict(self.replays.settings),
         }
 
     def _storage_status(self) -> dict[str, Any]:
@@ -519,20 +525,28 @@ class Table:
     def due(self) -> float | None:
         """When the table's clock should call ``tick`` (auto pacing), else None."""
         with self.lock:
-            return self.playback.due if self.playing and self.playback else None
+            due = [self.playback.due if self.playing and self.playback else None,
+                   self.replays.due()]
+            return min((d for d in due if d is not None), default=None)
 
     def tick(self) -> bool:
         """The clock: show the next step if its time has come (auto pacing)."""
         with self.lock:
             playback = self.playback
             if playback is None or playback.done or not playback.advance(self.clock()):
-                return False
+                moved, events = self.replays.tick(self.clock(), self.pause_ms)
+                if moved:
+                    self._changed(events)
+                return moved
             self._stepped()
             return True
 
     def next_step(self) -> dict[str, Any]:
         """"Next" (any pacing): show one more step; answers the playback."""
         with self.lock:
+            if self.replays.active:
+                self._changed(self.replays.next(self.clock()))
+                return self._last.view["replay"]["board"]["playback"] or {}
             playback = self.playback
             if playback is None or playback.done:
                 raise conflict("not_playing", "No round is being played right now.")
@@ -543,6 +557,9 @@ class Table:
     def skip(self) -> dict[str, Any]:
         """End the playback at once."""
         with self.lock:
+            if self.replays.active:
+                self._changed(self.replays.skip(self.clock()))
+                return self._last.view["replay"]["board"]["playback"] or {}
             playback = self.playback
             if playback is None or playback.done:
                 raise conflict("not_playing", "No round is being played right now.")
@@ -641,7 +658,7 @@ class Table:
     def settings(self, data: dict[str, Any]) -> dict[str, Any]:
         """Change hints and light pacing; unknown keys are refused, nothing half-set."""
         with self.lock:
-            known = {"hints", "pacing", "pause_ms"}
+            known = {"hints", "pacing", "pause_ms", "attract", "attract_after_s", "sound"}
             unknown = sorted(set(data) - known)
             if unknown:
                 raise bad_request("bad_setting", f"There is no setting {unknown[0]!r}.")
@@ -657,12 +674,17 @@ class Table:
                 raise bad_request("bad_setting", "pause_ms is a whole number of "
                                                  f"milliseconds from {PAUSE_MS_MIN} to "
                                                  f"{PAUSE_MS_MAX}.")
-            self.store.set_settings({"hints": hints, "pacing": pacing, "pause_ms": pause})
+            booth = check_settings(data)
+            self.store.set_settings({"hints": hints, "pacing": pacing, "pause_ms": pause,
+                                     **booth})
             self.hints, self.pacing, self.pause_ms = hints, str(pacing), pause
             if self.playback is not None and not self.playback.done:
                 self.playback.set_pacing(self.pacing, pause, self.clock())
+            self.replays.apply(booth, self.clock())
+            self.replays.set_pacing(self.pacing, pause, self.clock())
             self._changed()
-            return {"hints": hints, "pacing": pacing, "pause_ms": pause}
+            return {"hints": hints, "pacing": pacing, "pause_ms": pause,
+                    **self.replays.settings}
 
     def new_day(self) -> float:
         """The host's "new day": the leaderboard counts games from now on."""
@@ -670,6 +692,20 @@ class Table:
             start = self.day.begin()
             self._changed()
             return start
+
+    def replay(self, game_id: object) -> dict[str, Any]:
+        """The host's replay of a stored game on the strip and the board (web/replay.py)."""
+        with self.lock:
+            events = self.replays.start(game_id, self.phase, self.pacing, self.pause_ms,
+                                        self.clock())
+            self._changed(events)
+            return dict(self._last.view["replay"])
+
+    def stop_replay(self) -> None:
+        """The host stops the replay (attract mode comes back after another idle wait)."""
+        with self.lock:
+            self.replays.stop(self.clock())
+            self._changed()
 
     def refresh(self) -> None:
         """Something outside the game changed (the lights): send a new view."""
