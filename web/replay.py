@@ -40,10 +40,11 @@ SETTINGS = {"attract": True, "attract_after_s": DEFAULT_ATTRACT_AFTER_S, "sound"
 
 WEIGHT_RHINO_SPACE = 1.0
 WEIGHT_PENALTY_POINT = 2.0
-WEIGHT_DUNG_HIT = 2.0
+WEIGHT_DUNG_HIT = 1.0
 """How eventful a game is: its most striking moment, weighed: one point per space of
 Mambo's longest run, two per minus point of the biggest loss of one player in one
-round, two per explorer stepping in dung over the game."""
+round, one per time an explorer stepped in dung over the game (a long run or a
+heavy blow makes a better story than a game of many small splats)."""
 
 
 @dataclass(frozen=True, slots=True)
