@@ -330,3 +330,14 @@ def test_watch_again_at_the_end_of_a_game(booth: tuple[Any, list[int]]) -> None:
     view = client.get("/api/v1/state").json
     assert view["phase"] == "finished" and view["replay"]["game_id"] == finished["game_id"]
     assert view["history"] == finished["history"]  # the game itself is untouched
+
+
+def test_every_reason_is_said_in_four_languages() -> None:
+    import json
+
+    from tests.helpers import ROOT
+
+    for lang in ("en", "de", "fr", "it"):
+        messages = json.loads((ROOT / "web" / "i18n" / f"{lang}.json").read_text())
+        for code in ("rhino_run", "penalty", "dung"):
+            assert f"replay.why.{code}" in messages, (lang, code)

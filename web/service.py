@@ -40,6 +40,9 @@ class TableService:
         table.listeners.append(broadcaster.publish)
         table.listeners.append(self._to_lights)
         table.listeners.append(self._schedule)
+        self._day_timer: threading.Timer | None = None
+        self._closing = False
+        self._new_day_timer()
         lights.start()
         self._lights_changed()  # a socket that could not be made shows at once
         self._schedule(table.current)  # a restart mid-playback plays the round again
@@ -71,6 +74,24 @@ class TableService:
             moved = False
         if not moved:  # woke a little early, or nothing to do
             self._schedule()
+
+    def _new_day_timer(self) -> None:
+        """Wake at the next local midnight: the view's ``day_start`` moves on, so the
+        board's leaderboard starts the new day without waiting for another change."""
+        if self._closing:
+            return
+        timer = threading.Timer(self.table.day.seconds_left() + 1.0, self._new_day)
+        timer.daemon = True
+        self._day_timer = timer
+        timer.start()
+
+    def _new_day(self) -> None:
+        try:
+            if self.table.day.start() != self.table.current.view.get("day_start"):
+                self.table.refresh()
+        except Exception:  # a failing store must not stop the next day's timer
+            log.exception("new day failed")
+        self._new_day_timer()
 
     # -- the lights process -------------------------------------------------------------
     def _pacing(self) -> bytes:
@@ -145,5 +166,8 @@ class TableService:
             if self._timer is not None:
                 self._timer.cancel()
             self._timer = None
+        self._closing = True
+        if self._day_timer is not None:
+            self._day_timer.cancel()
         self.lights.close()
         self.store.close()
