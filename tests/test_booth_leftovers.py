@@ -52,7 +52,7 @@ def test_the_views_day_start_moves_on_at_midnight(app: Any,
 def test_the_score_sheet_shows_local_time_and_zone(archive_client: Any,  # noqa: F811
                                                    berlin: None) -> None:
     games = archive_client.get("/api/v1/games").json["games"]
-    started = [g for g in games if g["started"]][0]
+    started = next(g for g in games if g["started"])
     page = archive_client.get(f"/games/{started['id']}/sheet?lang=en").data.decode()
     moment = datetime.fromtimestamp(started["started"]).astimezone()
     assert f"{moment:%Y-%m-%d %H:%M} {moment.tzname()} (UTC" in page
