@@ -52,7 +52,7 @@ class TableService:
         """After every change: wake up when the playback's next step is due."""
         due = self.table.due()
         with self._timer_guard:
-            if due == self._timer_due and self._timer is not None:
+            if self._closing or (due == self._timer_due and self._timer is not None):
                 return
             if self._timer is not None:
                 self._timer.cancel()
@@ -67,6 +67,8 @@ class TableService:
     def _fire(self) -> None:
         with self._timer_guard:
             self._timer, self._timer_due = None, None
+            if self._closing:  # a timer that fired as the table closed
+                return
         try:
             moved = self.table.tick()
         except Exception:  # a failing store must not stop the clock for good
@@ -162,11 +164,11 @@ class TableService:
         return result
 
     def close(self) -> None:
+        self._closing = True
         with self._timer_guard:
             if self._timer is not None:
                 self._timer.cancel()
             self._timer = None
-        self._closing = True
         if self._day_timer is not None:
             self._day_timer.cancel()
         self.lights.close()
