@@ -523,7 +523,8 @@ class Table:
             self.store.set_settings({"playback": value})
 
     def due(self) -> float | None:
-        """When the table's clock should call ``tick`` (auto pacing), else None."""
+        """When the table's clock should call ``tick`` (auto pacing, a replay's next
+        step, the empty lobby's attract time), else None."""
         with self.lock:
             due = [self.playback.due if self.playing and self.playback else None,
                    self.replays.due()]

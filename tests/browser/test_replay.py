@@ -67,8 +67,13 @@ def test_an_idle_lobby_falls_into_attract_mode_and_a_phone_stops_it(
                                 ".textContent === text", arg=reason, timeout=WAIT_MS)
         assert board.is_visible("#replay-reason") and board.is_visible("#qr")
         assert board.is_visible("#join-box")
-        # the strip plays the replay too: its pieces light up
-        assert wait_for(lambda: bool(lit(server)))
+        # the strip plays the replay too (not its idle animation): between two replayed
+        # rounds it shows exactly the replay's pieces
+        def strip_shows_the_replay() -> bool:
+            replay = server.state()["replay"]
+            return replay is not None and lit(server) == pieces(replay["board"])
+
+        assert wait_for(strip_shows_the_replay)
         board.screenshot(path=str(artifacts / "board-attract-1920x1080.png"))
 
         phone = phone_ctx.new_page()
