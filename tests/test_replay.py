@@ -330,6 +330,10 @@ def test_watch_again_at_the_end_of_a_game(booth: tuple[Any, list[int]]) -> None:
     view = client.get("/api/v1/state").json
     assert view["phase"] == "finished" and view["replay"]["game_id"] == finished["game_id"]
     assert view["history"] == finished["history"]  # the game itself is untouched
+    shown = [(s["name"], s["colour"], s["bot"], s["bot_level"])
+             for s in view["replay"]["board"]["seats"]]
+    assert shown == [(s["name"], s["colour"], s["bot"], s["bot_level"])
+                     for s in finished["seats"]]
 
 
 def test_every_reason_is_said_in_four_languages() -> None:

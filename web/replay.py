@@ -66,7 +66,8 @@ class ReplayGame:
     finished: float | None
     players: list[str]
     colours: dict[str, str]
-    bots: set[str]
+    bots: dict[str, str]
+    """Computer players and their levels."""
     track_length: int
     setup: dict[str, Any]
     rounds: list[ReplayRound]
@@ -107,7 +108,8 @@ def load_game(store: Store, row: GameRow) -> ReplayGame | None:
     roster = row.roster or {}
     colours = {name: str(roster.get(name, {}).get("colour") or COLOURS[i % len(COLOURS)])
                for i, name in enumerate(players)}
-    bots = {name for name in players if roster.get(name, {}).get("bot")}
+    bots = {name: str(roster[name]["bot"]) for name in players
+            if roster.get(name, {}).get("bot")}
     return ReplayGame(row.id, row.finished, players, colours, bots, parsed.track_length,
                       record["setup"], rounds, list(result["winners"]))
 
@@ -281,7 +283,8 @@ class Running:
                 "round": playback.round,
                 "track_length": game.track_length,
                 "seats": [{"id": f"r{i}", "name": name, "colour": game.colours[name],
-                           "bot": name in game.bots, "bot_level": None, "hosted": False,
+                           "bot": name in game.bots, "bot_level": game.bots.get(name),
+                           "hosted": False,
                            "connected": True, "picked": False,
                            "minus_points": board.minus_points.get(name, 0)}
                           for i, name in enumerate(game.players)],
