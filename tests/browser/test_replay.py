@@ -11,6 +11,8 @@ waits for its condition.
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,19 @@ def test_an_idle_lobby_falls_into_attract_mode_and_a_phone_stops_it(
         errors = console_errors(board)
         board.goto(f"{server.url}/board?leds=1")
         board.wait_for_selector("#join-box", state="visible", timeout=WAIT_MS)
+        # before attract mode: the day's leaderboard, at 1920x1080 and printed on A4 (the
+        # score sheet's are saved by test_leaderboard.py)
+        board.wait_for_selector("#leaderboard", state="visible", timeout=WAIT_MS)
+        board.screenshot(path=str(artifacts / "board-leaderboard-attract-1920x1080.png"))
+        board.emulate_media(media="print")
+        board.pdf(path=str(artifacts / "board-leaderboard-a4.pdf"), format="A4",
+                  landscape=True, print_background=True)
+        board.emulate_media(media="screen")
+        assert (artifacts / "board-leaderboard-a4.pdf").stat().st_size > 0
+        if shutil.which("pdftoppm"):  # a picture of the page, to look at
+            subprocess.run(["pdftoppm", "-png", "-r", "80", "-singlefile",
+                            str(artifacts / "board-leaderboard-a4.pdf"),
+                            str(artifacts / "board-leaderboard-a4")], check=True, timeout=60)
         server.call("POST", "/host/settings", {"attract_after_s": 2, "pause_ms": 100}, host)
         board.wait_for_function("() => document.body.dataset.replay === 'attract'",
                                 timeout=WAIT_MS)
