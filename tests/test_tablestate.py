@@ -37,7 +37,8 @@ from kalimambo.web.tableevents import (
     Settings,
     StepShown,
 )
-from kalimambo.web.tablestate import PickCard, ResolveRound, TableState
+from kalimambo.web.tableplans import PickCard, ResolveRound
+from kalimambo.web.tablestate import TableState
 from kalimambo.web.tableview import Surroundings, public_view
 
 NAMES = ["Ana", "Ben", "Caro"]

@@ -17,7 +17,7 @@ import hashlib
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +47,7 @@ from kalimambo.web.tableevents import (
     StepShown,
     TableEvent,
 )
-from kalimambo.web.tablestate import (
+from kalimambo.web.tableplans import (
     AddSeats,
     ChangeSettings,
     OpenLobby,
@@ -56,9 +56,9 @@ from kalimambo.web.tablestate import (
     ResolveRound,
     SetSeats,
     StartGame,
-    TableState,
     UndoRound,
 )
+from kalimambo.web.tablestate import TableState
 from kalimambo.web.tableview import Surroundings, lights_summary, private_view, public_view
 from kalimambo.web.tasks import InlineRunner
 from kalimambo.web.viewdiff import diff
@@ -98,7 +98,7 @@ def _row(pos: int, seat: Seat) -> SeatRow:
                    seat.bot_level, seat.id)
 
 
-def _rows(seats: Any, first: int = 0) -> list[SeatRow]:
+def _rows(seats: Iterable[Seat], first: int = 0) -> list[SeatRow]:
     return [_row(first + i, seat) for i, seat in enumerate(seats)]
 
 
