@@ -220,8 +220,7 @@ class Table:
             listener(change)
 
     def _commit(self, plan: Plan, game_id: int | None = None) -> list[TableEvent]:
-        """Apply a plan already saved, keep the round being played in the store (so a
-        restart plays it again), tell the listeners, then ask the computer players."""
+        """Apply a plan the store has already kept (``game_id``: the new game's)."""
         happened = self.state.apply(plan, self.clock())
         if game_id is not None:
             self.game_id = game_id
@@ -229,6 +228,8 @@ class Table:
         return happened
 
     def _after(self, happened: list[TableEvent]) -> None:
+        """After the machine moved: note in the store which round is being played (so a
+        restart plays it again), tell the listeners, then ask the computer players."""
         for event in happened:
             if isinstance(event, RoundResolved):
                 self._mark_playing([self.game_id, event.played.round])

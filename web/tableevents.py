@@ -126,7 +126,7 @@ class RoundUndone:
 
 @dataclass(frozen=True, slots=True)
 class LobbyOpened:
-    """A new game: an empty lobby, or the old seats kept."""
+    """A new game: a lobby with the old seats (``kept_seats``) or an empty one."""
 
     kept_seats: bool
     stopped_playback: bool
