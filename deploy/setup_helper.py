@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The file edits setup.sh makes on a Raspberry Pi, kept here so they are exact and testable.
 
-setup.sh runs this with the system ``python3`` (standard library only, Python 3.11+ for
-``tomllib``), before any venv exists. Every edit is idempotent: run twice, the second run
+setup.sh runs this with the system ``python3`` (Python 3.11+ for ``tomllib``), before any
+venv exists: it needs the standard library and, for ``board-info``, this checkout's own
+``kalimambo.firmware.board`` (standard library only too), so that setup.sh and the lights
+check a board file by the same rules. Every edit is idempotent: run twice, the second run
 reports ``unchanged``. With ``--dry-run`` an edit only reports what it would do.
 
     board-info FILE                     print backend, gpio, led_count... as KEY=VALUE lines
@@ -22,13 +24,10 @@ import os
 import re
 import sys
 import tempfile
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-BACKENDS = ("auto", "sim", "ws281x", "pio")
-STRIP_TYPES = ("ws2812", "sk6812", "sk6812w")
+REPO = Path(__file__).resolve().parent.parent
 BLOCK_START = "# >>> kalimambo: added by setup.sh; './setup.sh --uninstall' removes this block"
 BLOCK_END = "# <<< kalimambo"
 PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
@@ -38,45 +37,23 @@ class HelperError(Exception):
     """Bad input: one line for the person running setup.sh."""
 
 
-def _int(table: dict[str, Any], key: str, where: str, default: int, low: int, high: int) -> int:
-    value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise HelperError(f"{where}.{key}: expected a whole number from {low} to {high}, "
-                          f"got {value!r}")
-    return value
-
-
 def board_info(path: Path) -> dict[str, str]:
-    """The few board-file values setup.sh needs: which backend, which pin, how many LEDs."""
+    """The few board-file values setup.sh needs: which backend, which pin, how many LEDs.
+
+    The whole file is checked as the lights will check it (firmware/board.py), so a board
+    file setup.sh accepts is one the lights service can start with.
+    """
+    if str(REPO) not in sys.path:  # run as a script by the system python3: no venv yet
+        sys.path.insert(0, str(REPO))
+    from kalimambo.firmware.board import BoardFileError, load_board_file
+
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise HelperError(f"cannot read the board file {path}: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise HelperError(f"{path} is not valid TOML: {exc}") from exc
-    track = data.get("track", {})
-    strip = data.get("strip", {})
-    layout = data.get("layout", {})
-    for name, table in (("track", track), ("strip", strip), ("layout", layout)):
-        if not isinstance(table, dict):
-            raise HelperError(f"{path}: [{name}] must be a table")
-    spaces = _int(track, "spaces", "track", 32, 1, 1000)
-    per_space = _int(layout, "leds_per_space", "layout", 1, 1, 16)
-    led_count = _int(strip, "led_count", "strip", spaces * per_space, 1, 10000)
-    gpio = _int(strip, "gpio", "strip", 18, 0, 27)
-    backend = strip.get("backend", "auto")
-    if backend not in BACKENDS:
-        raise HelperError(f"strip.backend: expected one of {', '.join(BACKENDS)}, "
-                          f"got {backend!r}")
-    device = strip.get("device", "/dev/leds0")
-    if not isinstance(device, str) or not re.fullmatch(r"/dev/[A-Za-z0-9_.-]+", device):
-        raise HelperError(f"strip.device: expected a path like /dev/leds0, got {device!r}")
-    strip_type = strip.get("strip_type", "ws2812")
-    if strip_type not in STRIP_TYPES:
-        raise HelperError(f"strip.strip_type: expected one of {', '.join(STRIP_TYPES)}, "
-                          f"got {strip_type!r}")
-    return {"backend": backend, "gpio": str(gpio), "led_count": str(led_count),
-            "spaces": str(spaces), "device": device, "strip_type": strip_type}
+        board = load_board_file(path)
+    except BoardFileError as exc:
+        raise HelperError(str(exc)) from None
+    return {"backend": board.backend, "gpio": str(board.gpio),
+            "led_count": str(board.led_count), "spaces": str(board.spaces),
+            "device": board.device, "strip_type": board.strip_type}
 
 
 def _write(path: Path, text: str) -> None:

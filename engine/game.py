@@ -111,7 +111,8 @@ class Game:
         if self.finished:
             raise PlayError("game_over", "The game is over: no more cards to play.")
         if not is_int(card) or not 0 <= card < CARD_VALUES:
-            raise PlayError("bad_card", f"There is no card {card!r}: cards run 0 to 11.")
+            raise PlayError("bad_card", f"There is no card {card!r}: "
+                                        f"cards run 0 to {CARD_VALUES - 1}.")
         if card not in self.hands[seat]:
             raise PlayError("card_not_in_hand", f"You already played your {card}.")
         return card

@@ -16,7 +16,7 @@ from kalimambo.engine.errors import RecordError, SetupError
 from kalimambo.engine.events import KALI
 from kalimambo.engine.game import RECORD_FORMAT, Game, PlayedRound, record_dict
 from kalimambo.engine.rules import CARD_VALUES, ROUNDS, Board, leaders
-from kalimambo.engine.setup import Setup, check_players, check_setup, check_track_length
+from kalimambo.engine.setup import Setup, check_players, check_setup, check_track_length, is_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ class Record:
 
 
 def _card_value(value: object) -> bool:
-    return type(value) is int and 0 <= value < CARD_VALUES
+    return is_int(value) and 0 <= value < CARD_VALUES
 
 
 def parse_record(data: object) -> Record:

@@ -21,6 +21,7 @@ from kalimambo.engine.pacing import (
     PAUSE_MS_MAX,
     PAUSE_MS_MIN,
 )
+from kalimambo.engine.setup import is_int
 
 BACKENDS = ("auto", "sim", "ws281x", "pio")
 STRIP_TYPES = ("ws2812", "sk6812", "sk6812w")
@@ -110,7 +111,7 @@ def _describe(value: object) -> str:
 def _int(table: Mapping[str, Any], name: str, key: str, default: int, low: int,
          high: int) -> int:
     value = table.get(name, default)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+    if not is_int(value) or not low <= value <= high:
         raise BoardFileError(f"{key}: must be a whole number from {low} to {high} "
                              f"(got {_describe(value)})")
     return value
@@ -125,7 +126,7 @@ def _optional_pin(table: Mapping[str, Any], name: str, key: str) -> int | None:
 def _number(table: Mapping[str, Any], name: str, key: str, default: float, low: float,
             high: float, low_open: bool = False) -> float:
     value = table.get(name, default)
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    ok = is_int(value) or isinstance(value, float)
     if ok and not math.isfinite(value):  # nan and inf pass every comparison check
         ok = False
     if ok and (value < low or value > high or (low_open and value == low)):
@@ -209,7 +210,7 @@ def _explicit_layout(value: object, spaces: int, led_count: int) -> Layout:
         if not leds:
             raise BoardFileError(f"{key}: space {space} has no LED (every space needs one)")
         for led in leds:
-            if not isinstance(led, int) or isinstance(led, bool) or not 0 <= led < led_count:
+            if not is_int(led) or not 0 <= led < led_count:
                 raise BoardFileError(f"{key}: {_describe(led)} is not an LED number "
                                      f"0 to {led_count - 1}")
             if led in seen:

@@ -18,6 +18,7 @@ from types import ModuleType
 
 import pytest
 
+from kalimambo.firmware.board import MAX_LEDS, BoardFileError, load_board_file
 from tests.helpers import ROOT
 
 SETUP = ROOT / "setup.sh"
@@ -494,15 +495,45 @@ def test_render_refuses_a_missing_value(tmp_path: Path) -> None:
 
 def test_board_info_defaults_and_errors(tmp_path: Path) -> None:
     board = tmp_path / "board.toml"
-    board.write_text("[track]\nspaces = 30\n[layout]\nleds_per_space = 3\n")
+    board.write_text("[track]\nspaces = 30\n")
     info = helper.board_info(board)
-    assert (info["backend"], info["gpio"], info["led_count"]) == ("auto", "18", "90")
+    assert (info["backend"], info["gpio"], info["led_count"]) == ("auto", "18", "30")
     board.write_text('[strip]\nbackend = "neopixel"\n')
     with pytest.raises(helper.HelperError, match=r"strip\.backend"):
         helper.board_info(board)
     board.write_text("[strip\n")
     with pytest.raises(helper.HelperError, match="not valid TOML"):
         helper.board_info(board)
+
+
+@pytest.mark.parametrize("text", [
+    "[track]\nspaces = 30\n[layout]\nleds_per_space = 3\n",  # 90 LEDs needed, 30 counted
+    f"[strip]\nled_count = {MAX_LEDS + 1}\n",
+    "[strip]\nlayout = 3\n",
+])
+def test_board_info_refuses_what_the_lights_refuse(tmp_path: Path, text: str) -> None:
+    board = tmp_path / "board.toml"
+    board.write_text(text)
+    with pytest.raises(BoardFileError) as lights:
+        load_board_file(board)
+    with pytest.raises(helper.HelperError) as setup:
+        helper.board_info(board)
+    assert str(setup.value) == str(lights.value)
+
+
+def test_board_info_runs_without_a_venv(tmp_path: Path) -> None:
+    """setup.sh reads the board file with the system python3, before any venv exists."""
+    board = tmp_path / "board.toml"
+    board.write_text("[track]\nspaces = 40\n[strip]\nled_count = 80\ngpio = 12\n")
+    done = subprocess.run([sys.executable, "-S", "-P", str(HELPER), "board-info", str(board)],
+                          capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "led_count=80" in done.stdout.splitlines()
+    board.write_text(f"[strip]\nled_count = {MAX_LEDS + 1}\n")
+    done = subprocess.run([sys.executable, "-S", "-P", str(HELPER), "board-info", str(board)],
+                          capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"strip.led_count: must be a whole number from 1 to {MAX_LEDS}" in done.stderr
 
 
 # ---- tools -----------------------------------------------------------------------------
