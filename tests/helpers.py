@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +60,20 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
             return True
         time.sleep(0.005)
     return condition()
+
+
+def kalimambo(*args: str, stdin: str | None = None, cwd: Path = ROOT,
+              timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m kalimambo ARGS`` run to its end, its output kept as text."""
+    return subprocess.run([sys.executable, "-m", "kalimambo", *args], input=stdin, cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def assert_refused(done: subprocess.CompletedProcess[str], *words: str) -> None:
+    """Exit status 2 and one line on stderr, naming each of ``words``."""
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert all(word in lines[0] for word in words), done.stderr
 
 
 def assert_view_matches_replay(view: dict[str, Any], record: dict[str, Any]) -> None:
