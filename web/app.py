@@ -10,7 +10,7 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from kalimambo.web.archive import Archive
-from kalimambo.web.errors import ApiError
+from kalimambo.web.errors import ApiError, error_body
 from kalimambo.web.events import Broadcaster
 from kalimambo.web.host import HostAuth, stored_key
 from kalimambo.web.lightslink import LightsLink
@@ -83,11 +83,8 @@ def build_service(config: dict[str, Any]) -> TableService:
 
 def _json_error(status: int, code: str, message: str,
                 headers: dict[str, str] | None = None) -> Response:
-    import orjson
-
-    response = Response(orjson.dumps({"error": {"code": code, "message": message}}),
-                        status=status, mimetype="application/json", headers=headers)
-    return response
+    return Response(error_body(code, message), status=status, mimetype="application/json",
+                    headers=headers)
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
