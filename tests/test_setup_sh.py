@@ -368,23 +368,20 @@ def test_a_hand_written_overlay_line_is_respected(tmp_path: Path) -> None:
     assert "kept your own line for dtoverlay=ws2812-pio" in out
 
 
-def test_board_file_for_the_wrong_pi_is_refused_before_any_change(tmp_path: Path) -> None:
-    root = fake_pi(tmp_path, PI5)
+@pytest.mark.parametrize(("model", "board", "says"), [
+    (PI5, '[strip]\nbackend = "ws281x"\n',
+     'strip.backend = "ws281x" does not work on a Raspberry Pi 5'),  # the wrong Pi
+    (PI4, "[strip]\ngpio = 99\n", "strip.gpio"),  # broken: the message names the key
+], ids=["wrong pi", "broken"])
+def test_a_board_file_setup_cannot_use_is_refused_before_any_change(
+        tmp_path: Path, model: str, board: str, says: str) -> None:
+    root = fake_pi(tmp_path, model)
     (root / "etc/kalimambo").mkdir()
-    (root / "etc/kalimambo/board.toml").write_text('[strip]\nbackend = "ws281x"\n')
+    (root / "etc/kalimambo/board.toml").write_text(board)
     done = setup_sh("--dry-run", root=root)
     assert done.returncode == 2
-    assert 'strip.backend = "ws281x" does not work on a Raspberry Pi 5' in done.stderr
+    assert says in done.stderr
     assert "would run" not in done.stdout
-
-
-def test_broken_board_file_names_the_key(tmp_path: Path) -> None:
-    root = fake_pi(tmp_path, PI4)
-    (root / "etc/kalimambo").mkdir()
-    (root / "etc/kalimambo/board.toml").write_text("[strip]\ngpio = 99\n")
-    done = setup_sh("--dry-run", root=root)
-    assert done.returncode == 2
-    assert "strip.gpio" in done.stderr
 
 
 def test_hotspot_dry_run(tmp_path: Path) -> None:
