@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +19,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_VECTORS = ROOT.parent / "shared" / "vectors"
 VECTOR_COPIES = ROOT / "tests" / "vectors"
 NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 just now (for a server a test starts)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def vector_files() -> list[Path]:

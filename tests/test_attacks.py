@@ -23,7 +23,7 @@ import pytest
 
 from kalimambo.web import limits
 from tests.conftest import ROOT, ServerProcess, http
-from tests.helpers import assert_refused, kalimambo
+from tests.helpers import assert_refused, free_port, kalimambo
 
 
 def timed_state(url: str) -> tuple[int, float]:
@@ -213,12 +213,8 @@ def test_a_second_server_on_the_same_data_dir_exits_2(server: Any, tmp_path: Pat
 
 # -- finding 5: broken stores --------------------------------------------------------------
 def serve_once(data_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return subprocess.run([sys.executable, "-m", "kalimambo", "serve", "--host", "127.0.0.1",
-                           "--port", str(port), "--data-dir", str(data_dir), "--strip", "sim",
-                           *extra], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return kalimambo("serve", "--host", "127.0.0.1", "--port", str(free_port()),
+                     "--data-dir", str(data_dir), "--strip", "sim", *extra)
 
 
 def make_store(data_dir: Path) -> Path:
