@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from kalimambo.args import Parser, fail
+from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH
 from kalimambo.firmware.board import (
     BACKENDS,
     BoardConfig,
@@ -162,7 +163,7 @@ def read_board(path: str | None, leds: int | None, drop_layout: bool = False,
         if isinstance(strip, dict):
             strip["led_count"] = leds
         if "track" not in data and isinstance(strip, dict):
-            data["track"] = {"spaces": 32}
+            data["track"] = {"spaces": DEFAULT_TRACK_LENGTH}
     if drop_layout and isinstance(data.get("layout"), dict):
         data["layout"] = {k: v for k, v in data["layout"].items() if k != "spaces"}
     try:

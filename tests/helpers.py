@@ -14,11 +14,12 @@ from typing import Any
 
 from kalimambo.engine import RECORD_FORMAT, Game, parse_record, random_setup
 from kalimambo.engine.rules import CARD_VALUES
+from kalimambo.engine.setup import SAMPLE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_VECTORS = ROOT.parent / "shared" / "vectors"
 VECTOR_COPIES = ROOT / "tests" / "vectors"
-NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
+NAMES = SAMPLE_NAMES
 
 
 def free_port() -> int:
