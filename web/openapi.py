@@ -10,7 +10,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from kalimambo.engine.rules import EXPLORER_COLOURS
 from kalimambo.web.limits import MAX_BODY
+from kalimambo.web.seats import NAME_MAX
 
 JSON = "application/json"
 
@@ -24,7 +26,7 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 INT = {"type": "integer"}
-NAME = {"type": "string", "minLength": 1, "maxLength": 20,
+NAME = {"type": "string", "minLength": 1, "maxLength": NAME_MAX,
         "description": "any script; at least one visible character; compared folded "
                        "(NFKC, case, look-alikes: docs/LIMITS.md)", "examples": ["Oma"]}
 STR = {"type": "string"}
@@ -45,8 +47,7 @@ SCHEMAS: dict[str, Any] = {
             "id": {"type": "string", "pattern": "^[^/]+$",
                    "description": "stable for the seat's life; use it in URLs"},
             "name": STR,
-            "colour": {"enum": ["green", "yellow", "violet", "red", "blue", "orange",
-                                "natural"]},
+            "colour": {"enum": list(EXPLORER_COLOURS)},
             "bot": BOOL, "bot_level": _nullable(STR), "hosted": BOOL, "connected": BOOL,
             "picked": BOOL, "minus_points": INT,
         },
