@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from kalimambo.engine.pacing import PACINGS
 from kalimambo.engine.rules import EXPLORER_COLOURS
 from kalimambo.web.limits import MAX_BODY
 from kalimambo.web.seats import NAME_MAX
@@ -31,6 +32,7 @@ NAME = {"type": "string", "minLength": 1, "maxLength": NAME_MAX,
                        "(NFKC, case, look-alikes: docs/LIMITS.md)", "examples": ["Oma"]}
 STR = {"type": "string"}
 BOOL = {"type": "boolean"}
+PACING = {"enum": list(PACINGS)}
 
 SCHEMAS: dict[str, Any] = {
     "Error": {
@@ -54,7 +56,7 @@ SCHEMAS: dict[str, Any] = {
     },
     "Lights": {"type": "object", "required": ["backend", "ok", "error"],
                "properties": {"backend": _nullable(STR), "ok": BOOL,
-                              "error": _nullable(STR), "pacing": {"enum": ["auto", "step"]},
+                              "error": _nullable(STR), "pacing": PACING,
                               "pause_ms": INT, "playing": BOOL}},
     "Storage": {"type": "object", "required": ["ok", "error"],
                 "properties": {"ok": BOOL, "error": _nullable(STR)},
@@ -88,7 +90,7 @@ SCHEMAS: dict[str, Any] = {
              "properties": {"kind": STR, "first": INT}},
     "Playback": {"type": "object", "required": ["round", "step", "steps", "pacing", "current"],
                  "properties": {"round": INT, "step": INT, "steps": INT,
-                                "pacing": {"enum": ["auto", "step"]},
+                                "pacing": PACING,
                                 "current": _nullable(ref("Step")),
                                 "shown": {"type": "array", "items": {"type": "object"}}},
                  "description": "the round being played back: step = steps shown so far "
@@ -276,7 +278,7 @@ PATHS: dict[str, Any] = {
                                        body=_body({"keep_seats": BOOL}))},
     "/api/v1/host/settings": {"post": _host("hints and pacing", _ok({
         "type": "object", "required": ["hints", "pacing", "pause_ms"],
-        "properties": {"hints": BOOL, "pacing": {"enum": ["auto", "step"]},
+        "properties": {"hints": BOOL, "pacing": PACING,
                        "pause_ms": INT}}),
         body=_body({"hints": BOOL, "pacing": STR, "pause_ms": INT}))},
     "/api/v1/host/new-day": {"post": _host("the day's leaderboard starts again from now", _ok({
