@@ -2,10 +2,11 @@
 """The file edits setup.sh makes on a Raspberry Pi, kept here so they are exact and testable.
 
 setup.sh runs this with the system ``python3`` (Python 3.11+ for ``tomllib``), before any
-venv exists: it needs the standard library and, for ``board-info``, this checkout's own
-``kalimambo.firmware.board`` (standard library only too), so that setup.sh and the lights
-check a board file by the same rules. Every edit is idempotent: run twice, the second run
-reports ``unchanged``. With ``--dry-run`` an edit only reports what it would do.
+venv exists: it needs the standard library and this checkout's own
+``kalimambo.firmware.board`` and ``boardwrite`` (standard library only too), so that
+setup.sh and the lights check a board file by the same rules and replace files one way.
+Every edit is idempotent: run twice, the second run reports ``unchanged``. With
+``--dry-run`` an edit only reports what it would do.
 
     board-info FILE                     print backend, gpio, led_count... as KEY=VALUE lines
     config-block FILE [--dry-run] [LINE ...]
@@ -20,14 +21,17 @@ Bad input ends with a one-line message and exit status 2.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+if __name__ == "__main__":  # run by setup.sh with the system python3: no venv yet
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kalimambo.firmware.board import BoardFileError, load_board_file
+from kalimambo.firmware.boardwrite import replace_text
+
 BLOCK_START = "# >>> kalimambo: added by setup.sh; './setup.sh --uninstall' removes this block"
 BLOCK_END = "# <<< kalimambo"
 PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
@@ -43,10 +47,6 @@ def board_info(path: Path) -> dict[str, str]:
     The whole file is checked as the lights will check it (firmware/board.py), so a board
     file setup.sh accepts is one the lights service can start with.
     """
-    if str(REPO) not in sys.path:  # run as a script by the system python3: no venv yet
-        sys.path.insert(0, str(REPO))
-    from kalimambo.firmware.board import BoardFileError, load_board_file
-
     try:
         board = load_board_file(path)
     except BoardFileError as exc:
@@ -54,20 +54,6 @@ def board_info(path: Path) -> dict[str, str]:
     return {"backend": board.backend, "gpio": str(board.gpio),
             "led_count": str(board.led_count), "spaces": str(board.spaces),
             "device": board.device, "strip_type": board.strip_type}
-
-
-def _write(path: Path, text: str) -> None:
-    """Replace ``path`` whole or not at all (a half-written config.txt stops a Pi booting)."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _split_block(lines: list[str]) -> tuple[list[str], list[str] | None]:
@@ -106,7 +92,7 @@ def config_block(path: Path, wanted: Sequence[str], dry_run: bool) -> str:
     if not dry_run:
         if not path.parent.is_dir():
             raise HelperError(f"{path.parent} does not exist: is this Raspberry Pi OS?")
-        _write(path, "\n".join(new) + "\n")
+        replace_text(path, "\n".join(new) + "\n")
     return verb + notes
 
 
@@ -126,7 +112,7 @@ def hosts(path: Path, name: str, dry_run: bool) -> str:
         lines.append(wanted)
         verb = "add"
     if not dry_run:
-        _write(path, "\n".join(lines) + "\n")
+        replace_text(path, "\n".join(lines) + "\n")
     return verb
 
 
