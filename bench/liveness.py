@@ -28,7 +28,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.sse import ROOT, free_port
+from tests.helpers import ROOT, free_port
 
 HOOK = ROOT / "tests" / "worker_hook"
 
