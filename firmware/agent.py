@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kalimambo.engine.pacing import DEFAULT_PAUSE_MS
 from kalimambo.firmware.backends import is_armv6, read_model
 from kalimambo.firmware.board import BoardConfig
 from kalimambo.firmware.controls import Controls
@@ -223,7 +224,8 @@ class LightsAgent:
 
     def _on_pacing(self, message: Message) -> None:
         try:
-            self.lights.set_pacing(str(message.get("mode")), int(message.get("pause_ms", 900)))
+            self.lights.set_pacing(str(message.get("mode")),
+                                   int(message.get("pause_ms", DEFAULT_PAUSE_MS)))
         except (TypeError, ValueError) as error:
             log.warning("a bad pacing from the table: %s", error)
 
