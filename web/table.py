@@ -472,8 +472,6 @@ class Table:
             seed = _seed(self.game_id, game.current_round, seat.name, "hint")
         found = self.hint_desk.get(key, lambda: self.runner.compute(
             lambda: bots.suggest(snapshot, seat.name, seed)))
-        if found is None:
-            raise ApiError(503, "no_hints", "Hints are not available on this table yet.")
         return {"round": snapshot.current_round, "card": found.card, "code": found.code,
                 "params": found.params}
 

@@ -14,7 +14,7 @@ from typing import Any
 from kalimambo.engine.game import Game
 from kalimambo.engine.pacing import PACINGS, PAUSE_MS_MAX, PAUSE_MS_MIN
 from kalimambo.engine.rules import ROUNDS
-from kalimambo.engine.setup import Setup
+from kalimambo.engine.setup import Setup, is_int
 from kalimambo.web.errors import bad_request
 from kalimambo.web.seats import Seat
 from kalimambo.web.tableevents import Settings
@@ -108,8 +108,7 @@ def check_settings(data: Mapping[str, Any], current: Settings) -> Settings:
         raise bad_request("bad_setting", "hints is true or false.")
     if pacing not in PACINGS:
         raise bad_request("bad_setting", "pacing is 'auto' or 'step'.")
-    if not isinstance(pause, int) or isinstance(pause, bool) or \
-            not PAUSE_MS_MIN <= pause <= PAUSE_MS_MAX:
+    if not is_int(pause) or not PAUSE_MS_MIN <= pause <= PAUSE_MS_MAX:
         raise bad_request("bad_setting", "pause_ms is a whole number of milliseconds "
                                          f"from {PAUSE_MS_MIN} to {PAUSE_MS_MAX}.")
     return Settings(hints, str(pacing), pause)

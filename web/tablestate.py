@@ -22,7 +22,7 @@ from typing import Any
 from kalimambo.engine.errors import PlayError, SetupError
 from kalimambo.engine.game import Game, shuffled_deck
 from kalimambo.engine.players import DEFAULT_LEVEL
-from kalimambo.engine.setup import check_setup, check_track_length, random_setup
+from kalimambo.engine.setup import check_setup, check_track_length, is_int, random_setup
 from kalimambo.engine.timeline import BoardState
 from kalimambo.web.errors import ApiError, bad_request, conflict
 from kalimambo.web.names import fold
@@ -31,6 +31,7 @@ from kalimambo.web.seats import (
     BOT_NAMES,
     MAX_SEATS,
     MIN_SEATS,
+    NAME_MAX,
     Seat,
     clean_name,
     free_colour,
@@ -65,9 +66,6 @@ from kalimambo.web.tableplans import (
     UndoRound,
     check_settings,
 )
-
-NAME_LOOKUP_MAX = 20
-"""Longer strings are no seat's name: they are not even folded."""
 
 
 def board_of(game: Game) -> BoardState:
@@ -166,7 +164,8 @@ class TableState:
 
     def seat_named(self, name: object) -> Seat:
         """The seat whose name folds (``kalimambo.web.names.fold``) as ``name`` does."""
-        if isinstance(name, str) and len(name) <= 4 * NAME_LOOKUP_MAX:
+        # A string far longer than any name is no seat's name: it is not even folded.
+        if isinstance(name, str) and len(name) <= 4 * NAME_MAX:
             folded = fold(name.strip())
             for seat in self.seats:
                 if fold(seat.name) == folded:
@@ -206,7 +205,7 @@ class TableState:
         free = MAX_SEATS - len(self.seats)
         if count is None:
             count = free
-        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        if not is_int(count) or count < 1:
             raise bad_request("bad_count", "Say how many computer players: 1 or more.")
         if level is None:
             level = DEFAULT_LEVEL
@@ -260,7 +259,7 @@ class TableState:
                                       "on the board: pick when it ends.")
         if game.finished:
             raise conflict("game_over", "The game is over: no more cards to play.")
-        if not isinstance(round_no, int) or isinstance(round_no, bool):
+        if not is_int(round_no):
             raise bad_request("bad_round", "Say which round the card is for.")
         if round_no != game.current_round:
             raise conflict("wrong_round", f"Round {round_no} is not being picked: "
