@@ -24,7 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.sse import ROOT, children, free_port, rss_kb
+from bench.sse import children, rss_kb
+from tests.helpers import ROOT, free_port
 
 PIN = "4821"
 

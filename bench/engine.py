@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kalimambo.engine.events import KALI
 from kalimambo.engine.game import PlayedRound, record_dict
-from kalimambo.engine.rules import CARD_VALUES, ROUNDS, Board
+from kalimambo.engine.rules import CARD_VALUES, MAX_PLAYERS, MIN_PLAYERS, ROUNDS, Board
 from kalimambo.engine.setup import SAMPLE_NAMES, random_setup
 
 NAMES = SAMPLE_NAMES
@@ -61,7 +61,7 @@ def random_records(count: int, seed: int = 2) -> list[dict[str, object]]:
     rng = random.Random(seed)
     records = []
     for _ in range(count):
-        names = list(NAMES[:rng.randint(3, 7)])
+        names = list(NAMES[:rng.randint(MIN_PLAYERS, MAX_PLAYERS)])
         setup = random_setup(names, 32, rng)
         hands = {name: rng.sample(range(CARD_VALUES), CARD_VALUES) for name in names}
         kali = rng.sample(range(CARD_VALUES), CARD_VALUES)

@@ -33,16 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from kalimambo.engine.setup import SAMPLE_NAMES
+from tests.helpers import ROOT, free_port
 
-ROOT = Path(__file__).resolve().parent.parent
 NAMES = SAMPLE_NAMES
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class Api:

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """The file edits setup.sh makes on a Raspberry Pi, kept here so they are exact and testable.
 
-setup.sh runs this with the system ``python3`` (standard library only, Python 3.11+ for
-``tomllib``), before any venv exists. Every edit is idempotent: run twice, the second run
-reports ``unchanged``. With ``--dry-run`` an edit only reports what it would do.
+setup.sh runs this with the system ``python3`` (Python 3.11+ for ``tomllib``), before any
+venv exists: it needs the standard library and this checkout's own
+``kalimambo.firmware.board`` and ``boardwrite`` (standard library only too), so that
+setup.sh and the lights check a board file by the same rules and replace files one way.
+Every edit is idempotent: run twice, the second run reports ``unchanged``. With
+``--dry-run`` an edit only reports what it would do.
 
     board-info FILE                     print backend, gpio, led_count... as KEY=VALUE lines
     config-block FILE [--dry-run] [LINE ...]
@@ -18,17 +21,17 @@ Bad input ends with a one-line message and exit status 2.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-import tempfile
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-BACKENDS = ("auto", "sim", "ws281x", "pio")
-STRIP_TYPES = ("ws2812", "sk6812", "sk6812w")
+if __name__ == "__main__":  # run by setup.sh with the system python3: no venv yet
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kalimambo.firmware.board import BoardFileError, load_board_file
+from kalimambo.firmware.boardwrite import replace_text
+
 BLOCK_START = "# >>> kalimambo: added by setup.sh; './setup.sh --uninstall' removes this block"
 BLOCK_END = "# <<< kalimambo"
 PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
@@ -38,59 +41,19 @@ class HelperError(Exception):
     """Bad input: one line for the person running setup.sh."""
 
 
-def _int(table: dict[str, Any], key: str, where: str, default: int, low: int, high: int) -> int:
-    value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise HelperError(f"{where}.{key}: expected a whole number from {low} to {high}, "
-                          f"got {value!r}")
-    return value
-
-
 def board_info(path: Path) -> dict[str, str]:
-    """The few board-file values setup.sh needs: which backend, which pin, how many LEDs."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise HelperError(f"cannot read the board file {path}: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise HelperError(f"{path} is not valid TOML: {exc}") from exc
-    track = data.get("track", {})
-    strip = data.get("strip", {})
-    layout = data.get("layout", {})
-    for name, table in (("track", track), ("strip", strip), ("layout", layout)):
-        if not isinstance(table, dict):
-            raise HelperError(f"{path}: [{name}] must be a table")
-    spaces = _int(track, "spaces", "track", 32, 1, 1000)
-    per_space = _int(layout, "leds_per_space", "layout", 1, 1, 16)
-    led_count = _int(strip, "led_count", "strip", spaces * per_space, 1, 10000)
-    gpio = _int(strip, "gpio", "strip", 18, 0, 27)
-    backend = strip.get("backend", "auto")
-    if backend not in BACKENDS:
-        raise HelperError(f"strip.backend: expected one of {', '.join(BACKENDS)}, "
-                          f"got {backend!r}")
-    device = strip.get("device", "/dev/leds0")
-    if not isinstance(device, str) or not re.fullmatch(r"/dev/[A-Za-z0-9_.-]+", device):
-        raise HelperError(f"strip.device: expected a path like /dev/leds0, got {device!r}")
-    strip_type = strip.get("strip_type", "ws2812")
-    if strip_type not in STRIP_TYPES:
-        raise HelperError(f"strip.strip_type: expected one of {', '.join(STRIP_TYPES)}, "
-                          f"got {strip_type!r}")
-    return {"backend": backend, "gpio": str(gpio), "led_count": str(led_count),
-            "spaces": str(spaces), "device": device, "strip_type": strip_type}
+    """The few board-file values setup.sh needs: which backend, which pin, how many LEDs.
 
-
-def _write(path: Path, text: str) -> None:
-    """Replace ``path`` whole or not at all (a half-written config.txt stops a Pi booting)."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    The whole file is checked as the lights will check it (firmware/board.py), so a board
+    file setup.sh accepts is one the lights service can start with.
+    """
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        board = load_board_file(path)
+    except BoardFileError as exc:
+        raise HelperError(str(exc)) from None
+    return {"backend": board.backend, "gpio": str(board.gpio),
+            "led_count": str(board.led_count), "spaces": str(board.spaces),
+            "device": board.device, "strip_type": board.strip_type}
 
 
 def _split_block(lines: list[str]) -> tuple[list[str], list[str] | None]:
@@ -129,7 +92,7 @@ def config_block(path: Path, wanted: Sequence[str], dry_run: bool) -> str:
     if not dry_run:
         if not path.parent.is_dir():
             raise HelperError(f"{path.parent} does not exist: is this Raspberry Pi OS?")
-        _write(path, "\n".join(new) + "\n")
+        replace_text(path, "\n".join(new) + "\n")
     return verb + notes
 
 
@@ -149,7 +112,7 @@ def hosts(path: Path, name: str, dry_run: bool) -> str:
         lines.append(wanted)
         verb = "add"
     if not dry_run:
-        _write(path, "\n".join(lines) + "\n")
+        replace_text(path, "\n".join(lines) + "\n")
     return verb
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from kalimambo.engine.errors import PlayError
 from kalimambo.engine.game import Game
 from kalimambo.engine.rules import Board
+from kalimambo.engine.setup import is_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +45,11 @@ class PublicView:
 
 def seat_of(game: Game, player: str | int) -> int:
     """A seat index from a name or an index; ``PlayError`` for anything else."""
-    if isinstance(player, bool):
-        raise PlayError("unknown_player", f"{player!r} is not at this table.")
-    if isinstance(player, int):
+    if is_int(player):
         if 0 <= player < len(game.players):
             return player
         raise PlayError("unknown_player", f"There is no seat {player} at this table.")
-    if player in game.seat:
+    if isinstance(player, str) and player in game.seat:
         return game.seat[player]
     raise PlayError("unknown_player", f"{player!r} is not at this table.")
 

@@ -19,6 +19,14 @@ PenaltyCause = Literal["dung", "rammed"]
 
 
 @dataclass(frozen=True, slots=True)
+class _Fields:
+    """An event whose JSON form is just its fields (``type`` among them)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
 class Reveal:
     """All cards are turned over: every player's and Kali's top card."""
 
@@ -33,7 +41,7 @@ class Reveal:
 
 
 @dataclass(frozen=True, slots=True)
-class Stay:
+class Stay(_Fields):
     """A figure's turn came and it did not move.
 
     ``reason`` is ``zero`` (it played a 0), ``front`` (it already leads the
@@ -48,12 +56,9 @@ class Stay:
     beaten_by: str | None = None
     type: Literal["stay"] = "stay"
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Move:
+class Move(_Fields):
     """A figure moved to the front of the group.
 
     ``passed_rhino`` is true in the loop-full case (RULES.md 6), where the figure
@@ -67,24 +72,18 @@ class Move:
     passed_rhino: bool = False
     type: Literal["move"] = "move"
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Dung:
+class Dung(_Fields):
     """A move ended on a dung heap; the penalties follow as ``Penalty`` events."""
 
     figure: str
     space: int
     type: Literal["dung"] = "dung"
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True, slots=True)
-class RhinoRun:
+class RhinoRun(_Fields):
     """Mambo ran ``spaces`` spaces and rammed the figure now last."""
 
     from_space: int
@@ -93,12 +92,9 @@ class RhinoRun:
     rammed: str
     type: Literal["rhino_run"] = "rhino_run"
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Penalty:
+class Penalty(_Fields):
     """A player scores minus points.
 
     ``figure`` is the figure that was hit; when it is Kali, the player pays for
@@ -112,9 +108,6 @@ class Penalty:
     total: int
     for_kali: bool = False
     type: Literal["penalty"] = "penalty"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from kalimambo.engine.setup import (
     check_players,
     check_setup,
     check_track_length,
-    is_int,
+    is_card,
 )
 
 RECORD_FORMAT = "kalimambo-record/1"
@@ -74,7 +74,7 @@ class Game:
         self.kali_deck: list[int] = (list(kali_deck) if kali_deck is not None
                                      else shuffled_deck(seed))
         if sorted(self.kali_deck) != list(range(CARD_VALUES)):
-            raise ValueError("Kali's deck must hold each card 0..11 once")
+            raise ValueError(f"Kali's deck must hold each card 0..{CARD_VALUES - 1} once")
         self.rounds: list[PlayedRound] = []
         self._boards_before: list[Board] = []
 
@@ -110,8 +110,9 @@ class Game:
         seat = self._seat_of(player)
         if self.finished:
             raise PlayError("game_over", "The game is over: no more cards to play.")
-        if not is_int(card) or not 0 <= card < CARD_VALUES:
-            raise PlayError("bad_card", f"There is no card {card!r}: cards run 0 to 11.")
+        if not is_card(card):
+            raise PlayError("bad_card", f"There is no card {card!r}: "
+                                        f"cards run 0 to {CARD_VALUES - 1}.")
         if card not in self.hands[seat]:
             raise PlayError("card_not_in_hand", f"You already played your {card}.")
         return card

@@ -16,7 +16,7 @@ from kalimambo.engine.errors import RecordError, SetupError
 from kalimambo.engine.events import KALI
 from kalimambo.engine.game import RECORD_FORMAT, Game, PlayedRound, record_dict
 from kalimambo.engine.rules import CARD_VALUES, ROUNDS, Board, leaders
-from kalimambo.engine.setup import Setup, check_players, check_setup, check_track_length
+from kalimambo.engine.setup import Setup, check_players, check_setup, check_track_length, is_card
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +37,6 @@ class Record:
         for played in self.rounds:
             game.play_round(dict(zip(self.players, played.cards, strict=True)), played.kali)
         return game
-
-
-def _card_value(value: object) -> bool:
-    return type(value) is int and 0 <= value < CARD_VALUES
 
 
 def parse_record(data: object) -> Record:
@@ -72,6 +68,7 @@ def parse_record(data: object) -> Record:
 
 
 _CARDS = frozenset(range(CARD_VALUES))
+_NOT_A_CARD = f"is not a card (0 to {CARD_VALUES - 1})"
 
 
 def _rounds_fast(rounds: list[Any], players: tuple[str, ...]) -> list[PlayedRound] | None:
@@ -126,8 +123,8 @@ def _rounds_checked(rounds: list[Any], players: tuple[str, ...]) -> list[PlayedR
             if name not in cards:
                 raise RecordError(f"{key}.cards.{name}: missing (every player plays a card)")
             card = cards[name]
-            if not _card_value(card):
-                raise RecordError(f"{key}.cards.{name}: {_show(card)} is not a card (0 to 11)")
+            if not is_card(card):
+                raise RecordError(f"{key}.cards.{name}: {_show(card)} {_NOT_A_CARD}")
             earlier = played_in[seat].get(card)
             if earlier is not None:
                 raise RecordError(f"{key}.cards.{name}: {card} was already played "
@@ -137,8 +134,8 @@ def _rounds_checked(rounds: list[Any], players: tuple[str, ...]) -> list[PlayedR
         if "kali" not in entry:
             raise RecordError(f"{key}.kali: missing (Kali's card)")
         kali = entry["kali"]
-        if not _card_value(kali):
-            raise RecordError(f"{key}.kali: {_show(kali)} is not a card (0 to 11)")
+        if not is_card(kali):
+            raise RecordError(f"{key}.kali: {_show(kali)} {_NOT_A_CARD}")
         earlier = kali_played.get(kali)
         if earlier is not None:
             raise RecordError(f"{key}.kali: {kali} was already played in round {earlier}")

@@ -84,9 +84,7 @@ class Board:
         length = self.length
         positions = self.positions
         order = self.order
-        minus = self.minus
         is_dung = self.is_dung
-        kali = len(cards) - 1
         rhino = self.rhino
         # Stable sort: equal cards keep the rear-to-front order, so the first
         # figure of each value is the one furthest behind (the tie rule).  Nobody
@@ -134,13 +132,7 @@ class Board:
             if is_dung[target]:
                 if events is not None and names is not None:
                     events.append(Dung(names[figure], target))
-                if figure == kali:
-                    self._charge_lowest_cards(DUNG_POINTS, "dung", cards, names, events)
-                else:
-                    minus[figure] += DUNG_POINTS
-                    if events is not None and names is not None:
-                        events.append(Penalty(names[figure], DUNG_POINTS, "dung",
-                                              names[figure], minus[figure]))
+                self._charge(figure, DUNG_POINTS, "dung", cards, names, events)
             if was_last:
                 rammed = order[0]
                 new_rhino = positions[rammed] - 1
@@ -150,25 +142,24 @@ class Board:
                 if events is not None and names is not None:
                     events.append(RhinoRun(rhino, new_rhino, spaces, names[rammed]))
                 rhino = self.rhino = new_rhino
-                if rammed == kali:
-                    self._charge_lowest_cards(spaces, "rammed", cards, names, events)
-                else:
-                    minus[rammed] += spaces
-                    if events is not None and names is not None:
-                        events.append(Penalty(names[rammed], spaces, "rammed",
-                                              names[rammed], minus[rammed]))
+                self._charge(rammed, spaces, "rammed", cards, names, events)
 
-    def _charge_lowest_cards(self, points: int, cause: PenaltyCause, cards: Sequence[int],
-                             names: Sequence[str] | None, events: list[Event] | None) -> None:
-        """Kali's minus points go to every player with the lowest card (rule 9).
-
-        (A hit explorer pays inline in ``play_round``: that is the hot path.)
-        """
+    def _charge(self, figure: int, points: int, cause: PenaltyCause, cards: Sequence[int],
+                names: Sequence[str] | None, events: list[Event] | None) -> None:
+        """``figure`` pays ``points``; Kali's go to every player with the lowest card
+        (rule 9)."""
         minus = self.minus
-        for payer in _lowest_card_players(cards):
-            minus[payer] += points
+        if figure == len(cards) - 1:
+            for payer in _lowest_card_players(cards):
+                minus[payer] += points
+                if events is not None and names is not None:
+                    events.append(Penalty(names[payer], points, cause, KALI, minus[payer],
+                                          True))
+        else:
+            minus[figure] += points
             if events is not None and names is not None:
-                events.append(Penalty(names[payer], points, cause, KALI, minus[payer], True))
+                events.append(Penalty(names[figure], points, cause, names[figure],
+                                      minus[figure]))
 
     def _first_free_after_rhino(self, own_space: int) -> int:
         """Loop-full ruling: the first space past Mambo holding no figure."""

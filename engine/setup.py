@@ -10,6 +10,7 @@ from typing import Any, TypeGuard
 from kalimambo.engine.errors import SetupError
 from kalimambo.engine.events import KALI
 from kalimambo.engine.rules import (
+    CARD_VALUES,
     DEFAULT_TRACK_LENGTH,
     MAX_HEAPS,
     MAX_PLAYERS,
@@ -46,6 +47,11 @@ class Setup:
 def is_int(value: object) -> TypeGuard[int]:
     """A whole number from JSON or TOML: ``True`` is an ``int`` to Python, not to us."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_card(value: object) -> TypeGuard[int]:
+    """A card's value: a whole number from 0 to ``CARD_VALUES - 1``."""
+    return is_int(value) and 0 <= value < CARD_VALUES
 
 
 def check_players(players: object, key: str = "players") -> tuple[str, ...]:

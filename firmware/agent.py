@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kalimambo.engine.pacing import DEFAULT_PAUSE_MS
 from kalimambo.firmware.backends import is_armv6, read_model
 from kalimambo.firmware.board import BoardConfig
 from kalimambo.firmware.controls import Controls
@@ -31,8 +32,6 @@ log = logging.getLogger(__name__)
 
 FIRST_BACKOFF_S = 0.2
 LONGEST_BACKOFF_S = 2.0
-STATUS_EVERY_S = 0.25
-"""How often the strip's status is compared with the last one sent."""
 FRAME_EVERY_S = 0.1
 """While the table watches, at most this often a changed frame goes out (10 a second)."""
 LONGEST_WATCH_S = 60.0
@@ -63,6 +62,7 @@ class LightsAgent:
         self.connections = 0
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self.lights.on_status = self._wake.set  # a changed status wakes the report
         self._watch_until = 0.0
         self._sent_status: dict[str, Any] | None = None
         self._sent_frame: list[tuple[int, int, int]] | None = None
@@ -175,8 +175,11 @@ class LightsAgent:
                 log.warning("the table went away (%s); connecting again", channel.reason)
 
     def _report_loop(self) -> None:
-        """Status on change; frames on change while the table watches."""
+        """Status on change; frames on change while the table watches.  Woken by the
+        lights when their status changed, by a new connection or a watch; otherwise
+        asleep (no timer asks for the status)."""
         while not self._stop.is_set():
+            self._wake.clear()  # before reading: a change from now on wakes the wait
             channel = self.channel
             watching = time.monotonic() < self._watch_until
             if channel is not None and not channel.closed:
@@ -189,8 +192,7 @@ class LightsAgent:
                     if frame != self._sent_frame:
                         self._sent_frame = frame
                         channel.send({"type": "frame", "leds": leds_to_hex(frame)})
-            self._wake.wait(FRAME_EVERY_S if watching else STATUS_EVERY_S)
-            self._wake.clear()
+            self._wake.wait(FRAME_EVERY_S if watching else None)
 
     def _status(self) -> dict[str, Any]:
         status = self.lights.status()
@@ -222,7 +224,8 @@ class LightsAgent:
 
     def _on_pacing(self, message: Message) -> None:
         try:
-            self.lights.set_pacing(str(message.get("mode")), int(message.get("pause_ms", 900)))
+            self.lights.set_pacing(str(message.get("mode")),
+                                   int(message.get("pause_ms", DEFAULT_PAUSE_MS)))
         except (TypeError, ValueError) as error:
             log.warning("a bad pacing from the table: %s", error)
 

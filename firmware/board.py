@@ -21,12 +21,13 @@ from kalimambo.engine.pacing import (
     PAUSE_MS_MAX,
     PAUSE_MS_MIN,
 )
+from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH, MAX_TRACK_LENGTH
+from kalimambo.engine.setup import is_int
 
 BACKENDS = ("auto", "sim", "ws281x", "pio")
 STRIP_TYPES = ("ws2812", "sk6812", "sk6812w")
 WS281X_PINS = {10: "SPI", 12: "PWM0", 13: "PWM1", 18: "PWM0", 19: "PWM1", 21: "PCM"}
 MAX_LEDS = 2000
-MAX_SPACES = 1000
 BCM_PINS = range(0, 28)
 MAX_FILE_BYTES = 1 << 20
 """A board file is a few KB (a calibrated map of 2000 LEDs is under 40 KB)."""
@@ -42,9 +43,9 @@ class BoardFileError(ValueError):
 class BoardConfig:
     """Everything the board file says, checked and with defaults filled in."""
 
-    spaces: int = 32
+    spaces: int = DEFAULT_TRACK_LENGTH
     backend: str = "auto"
-    led_count: int = 32
+    led_count: int = DEFAULT_TRACK_LENGTH
     gpio: int = 18
     dma: int = 10
     pwm_channel: int = 0
@@ -55,7 +56,8 @@ class BoardConfig:
     device: str = "/dev/leds0"
     gamma: float = 2.2
     max_brightness: float = 0.5
-    layout: Layout = field(default_factory=lambda: tuple((i,) for i in range(32)))
+    layout: Layout = field(
+        default_factory=lambda: tuple((i,) for i in range(DEFAULT_TRACK_LENGTH)))
     explicit_layout: bool = False
     supply_ma: float = 3000.0
     ma_per_led: float = 60.0
@@ -110,7 +112,7 @@ def _describe(value: object) -> str:
 def _int(table: Mapping[str, Any], name: str, key: str, default: int, low: int,
          high: int) -> int:
     value = table.get(name, default)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+    if not is_int(value) or not low <= value <= high:
         raise BoardFileError(f"{key}: must be a whole number from {low} to {high} "
                              f"(got {_describe(value)})")
     return value
@@ -125,7 +127,7 @@ def _optional_pin(table: Mapping[str, Any], name: str, key: str) -> int | None:
 def _number(table: Mapping[str, Any], name: str, key: str, default: float, low: float,
             high: float, low_open: bool = False) -> float:
     value = table.get(name, default)
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    ok = is_int(value) or isinstance(value, float)
     if ok and not math.isfinite(value):  # nan and inf pass every comparison check
         ok = False
     if ok and (value < low or value > high or (low_open and value == low)):
@@ -209,7 +211,7 @@ def _explicit_layout(value: object, spaces: int, led_count: int) -> Layout:
         if not leds:
             raise BoardFileError(f"{key}: space {space} has no LED (every space needs one)")
         for led in leds:
-            if not isinstance(led, int) or isinstance(led, bool) or not 0 <= led < led_count:
+            if not is_int(led) or not 0 <= led < led_count:
                 raise BoardFileError(f"{key}: {_describe(led)} is not an LED number "
                                      f"0 to {led_count - 1}")
             if led in seen:
@@ -229,7 +231,9 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
             raise BoardFileError(f"{key}: unknown table or key (known: "
                                  f"{', '.join((*TABLES, *TOP_LEVEL_TEXT))})")
     t = {name: _table(data, name, known) for name, known in TABLES.items()}
-    spaces = _int(t["track"], "spaces", "track.spaces", 32, 4, MAX_SPACES)
+    # The board's spaces are the game's track: the same default and the same most.
+    spaces = _int(t["track"], "spaces", "track.spaces", DEFAULT_TRACK_LENGTH, 4,
+                  MAX_TRACK_LENGTH)
 
     strip = t["strip"]
     backend = _choice(strip, "backend", "strip.backend", "auto", BACKENDS)

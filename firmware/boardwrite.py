@@ -112,12 +112,24 @@ def write_layout(path: str | Path, layout: Sequence[Sequence[int]],
     except (tomllib.TOMLDecodeError, BoardFileError) as error:
         raise BoardFileError(f"{target}: the calibrated file would not be valid: "
                              f"{error}") from None
-    handle, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+    replace_text(target, new_text)
+    return board
+
+
+def replace_text(path: Path, text: str) -> None:
+    """Replace ``path`` whole or not at all, keeping its permissions (a new file: 0644).
+
+    A half-written file is worse than the old one (a config.txt that stops the Pi
+    booting, a board file the lights refuse); and a temporary file starts as 0600, which
+    would lock the services out of a board file that ``sudo ... calibrate`` wrote.
+    """
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(new_text)
-        os.replace(temp, target)
+            out.write(text)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-    return board

@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
+from kalimambo.engine.setup import is_int
 from kalimambo.firmware.board import BoardConfig, BoardFileError
 from kalimambo.firmware.boardwrite import write_layout
 from kalimambo.firmware.scene import RGB
@@ -78,8 +79,7 @@ class Calibration:
         with self._lock:
             if self.done:
                 raise ValueError("Every LED has an answer: save, or go back to change one.")
-            if space is not None and (not isinstance(space, int) or isinstance(space, bool)
-                                      or not 0 <= space < self.board.spaces):
+            if space is not None and (not is_int(space) or not 0 <= space < self.board.spaces):
                 raise ValueError(f"There is no space {space!r}: spaces run 0 to "
                                  f"{self.board.spaces - 1}.")
             self.answers[self.led] = space
@@ -106,8 +106,7 @@ class Calibration:
 
     def goto(self, led: object) -> dict[str, Any]:
         with self._lock:
-            if not isinstance(led, int) or isinstance(led, bool) or not (
-                    0 <= led < self.board.led_count):
+            if not is_int(led) or not 0 <= led < self.board.led_count:
                 raise ValueError(f"There is no LED {led!r}: LEDs run 0 to "
                                  f"{self.board.led_count - 1}.")
             self.led = led

@@ -61,6 +61,10 @@ class Lights:
         """Frames computed so far (the bench counts them)."""
         self.backend: Backend | None = None
         self._error: str | None = None
+        self.on_status: Callable[[], None] | None = None
+        """Called when ``status()`` has changed (any thread), so the lights process
+        tells the table at once instead of asking on a timer."""
+        self._reported: dict[str, Any] | None = None
         self._start_backend()
         self._thread: threading.Thread | None = None
         if run_thread:
@@ -111,6 +115,7 @@ class Lights:
                 log.debug("lights: closing the old strip failed", exc_info=True)
         self._start_backend()
         self._wake.set()
+        self._status_check()
         return self.status()
 
     # -- what the table calls -----------------------------------------------------
@@ -120,6 +125,7 @@ class Lights:
         with self._lock:
             self.show.update(view, new_events, self.clock())
         self._wake.set()
+        self._status_check()
 
     def next_step(self) -> bool:
         """Advance one event in step pacing; false if nothing was waiting."""
@@ -127,6 +133,7 @@ class Lights:
             moved = self.show.next_step(self.clock())
             self._next_presses += 1
         self._wake.set()
+        self._status_check()
         return moved
 
     def set_pacing(self, mode: str, pause_ms: int | None = None) -> None:
@@ -134,6 +141,7 @@ class Lights:
         with self._lock:
             self.show.set_pacing(mode, pause_ms)
         self._wake.set()
+        self._status_check()
 
     def set_override(self, leds: Sequence[RGB] | None) -> None:
         """Show this LED-by-LED picture instead of the game (builder tools); None ends it."""
@@ -154,6 +162,18 @@ class Lights:
         return {"backend": self.backend_name, "ok": self._error is None,
                 "error": self._error, "pacing": pacing, "playing": playing,
                 "waiting": waiting, "next_presses": self._next_presses}
+
+    def _status_check(self) -> None:
+        """Call ``on_status`` if the status is not the one last seen."""
+        hook = self.on_status
+        if hook is None:
+            return
+        status = self.status()
+        with self._lock:
+            if status == self._reported:
+                return
+            self._reported = status
+        hook()
 
     def close(self) -> None:
         """Stop the thread and blank and release the strip."""
@@ -185,6 +205,7 @@ class Lights:
             self._frame = frame
             self.ticks += 1
         self._send(frame)
+        self._status_check()  # an animation ended, or the strip failed
         if self.on_cue is not None:
             for cue in cues:
                 try:

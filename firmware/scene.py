@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kalimambo.engine.events import KALI
+from kalimambo.engine.setup import is_int
 
 RGB = tuple[int, int, int]
 DARK: RGB = (0, 0, 0)
@@ -116,19 +117,19 @@ def scene_from_view(view: Mapping[str, Any], spaces: int) -> Scene:
     shows what it can, and the table never stops because of it.
     """
     length = view.get("track_length")
-    if not isinstance(length, int) or isinstance(length, bool) or length <= 0:
+    if not is_int(length) or length <= 0:
         length = spaces
     colours = seat_colours(view)
     figures: dict[str, int] = {}
     positions = view.get("positions") or {}
     if isinstance(positions, Mapping):
         for name, space in positions.items():
-            if isinstance(space, int) and not isinstance(space, bool):
+            if is_int(space):
                 figures[str(name)] = map_space(space, length, spaces)
     rhino_value = view.get("rhino")
     rhino = (map_space(rhino_value, length, spaces)
-             if isinstance(rhino_value, int) and not isinstance(rhino_value, bool) else None)
+             if is_int(rhino_value) else None)
     dung_value = view.get("dung") or []
     dung = tuple(sorted({map_space(d, length, spaces) for d in dung_value
-                         if isinstance(d, int) and not isinstance(d, bool)}))
+                         if is_int(d)}))
     return Scene(spaces, figures, colours, rhino, dung)

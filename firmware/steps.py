@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kalimambo.engine.events import KALI
+from kalimambo.engine.timeline import WEIGHTS as TIMELINE_WEIGHTS
 from kalimambo.firmware.scene import (
     DARK,
     MAMBO_COLOUR,
@@ -248,8 +249,8 @@ def setup_step(scene: Scene, order: Sequence[str]) -> SetupStep:
     return SetupStep(weight=0.3 * len(pieces) + 1.0, pieces=tuple(pieces), always_auto=True)
 
 
-WEIGHTS = {"reveal": 0.5, "stay": 0.4, "move": 1.0, "dung": 0.8, "rhino_run": 1.0,
-           "penalty": 0.7, "round_end": 0.8}
+WEIGHTS = {**TIMELINE_WEIGHTS, "round_end": 0.8}
+"""The timeline's weights; the strip shows the round's end as a step of its own."""
 
 
 def rewind(scene_after: Scene, events: Sequence[Mapping[str, Any]], track_length: int

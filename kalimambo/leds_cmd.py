@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from kalimambo.args import Parser, fail
+from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH
 from kalimambo.firmware.board import (
     BACKENDS,
     BoardConfig,
@@ -83,6 +84,13 @@ def _common(parser: Any, suppress: bool) -> None:
                              "strip.led_count (calibrate writes it into the file)")
 
 
+def _strip_command(commands: Any, name: str, help: str, description: str) -> Parser:
+    """A command that drives the strip: it takes the shared options too."""
+    command: Parser = commands.add_parser(name, help=help, description=description)
+    _common(command, suppress=True)
+    return command
+
+
 def build_parser() -> Parser:
     parser = Parser(prog=PROG, description=DESCRIPTION, epilog=EPILOG,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -90,8 +98,8 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                      parser_class=Parser)
 
-    test = commands.add_parser(
-        "test", help="colour test pattern, then each space in turn",
+    test = _strip_command(
+        commands, "test", help="colour test pattern, then each space in turn",
         description="Light every LED red, green, blue, then white (about a second each), "
         "then each space's LEDs in turn, then go dark. Wrong colours: the right "
         "strip.colour_order is, for each letter of the current one in turn, the colour "
@@ -100,31 +108,28 @@ def build_parser() -> Parser:
         "ground link between supply and Pi, the data direction (the arrows on the strip "
         "point away from the Pi), and --strip. Too dim or flickering at white: raise "
         "power.supply_ma only if your supply really gives it.")
-    _common(test, suppress=True)
     test.add_argument("--delay", type=float, default=1.0, metavar="S",
                       help="seconds per colour (default 1)")
     test.add_argument("--space-delay", type=float, default=0.25, metavar="S",
                       help="seconds per space (default 0.25)")
 
-    walk = commands.add_parser(
-        "walk", help="light one LED at a time; Enter (or the next button) for the next",
+    walk = _strip_command(
+        commands, "walk", help="light one LED at a time; Enter (or the next button) for the next",
         description="Light LED 0, then the next each time you press Enter or the "
         "board's next button. Type a number and Enter to jump to that LED, 'b' to go "
         "back one, 'q' to stop. Use it to count your LEDs and to find where space 0 "
         "is (then set layout.first_led), or run 'calibrate' to do it from a phone.")
-    _common(walk, suppress=True)
     walk.add_argument("--start", type=int, default=0, metavar="N",
                       help="the first LED to light (default 0)")
 
-    calibrate = commands.add_parser(
-        "calibrate", help="map LEDs to spaces from a phone; writes the board file",
+    calibrate = _strip_command(
+        commands, "calibrate", help="map LEDs to spaces from a phone; writes the board file",
         description="Serve a small page for your phone (the address is printed, with a "
         "QR code). The Pi lights one LED at a time; tap the space on the drawing of the "
         "board where it glows, 'Under no space' for an LED between spaces, or 'Skip'. "
         "When every space has an LED, 'Save' writes an explicit [layout] spaces map into "
         "the board file (--config, made if missing), keeping everything else in it. "
         "Stop with Ctrl-C.")
-    _common(calibrate, suppress=True)
     calibrate.add_argument("--port", type=int, default=8001,
                            help="port for the phone page (default 8001)")
     calibrate.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS",
@@ -158,7 +163,7 @@ def read_board(path: str | None, leds: int | None, drop_layout: bool = False,
         if isinstance(strip, dict):
             strip["led_count"] = leds
         if "track" not in data and isinstance(strip, dict):
-            data["track"] = {"spaces": 32}
+            data["track"] = {"spaces": DEFAULT_TRACK_LENGTH}
     if drop_layout and isinstance(data.get("layout"), dict):
         data["layout"] = {k: v for k, v in data["layout"].items() if k != "spaces"}
     try:

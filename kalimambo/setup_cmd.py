@@ -10,7 +10,7 @@ import random
 import sys
 from collections.abc import Sequence
 
-from kalimambo.args import Parser, fail
+from kalimambo.args import Parser, fail, players_problem
 from kalimambo.engine.errors import SetupError
 from kalimambo.engine.game import record_dict
 from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
@@ -31,9 +31,9 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--names", default=None,
                         help="comma-separated player names (default Ana, Ben, Caro, ...)")
     args = parser.parse_args(argv)
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        return fail(PROG, f"--players {args.players}: the game takes "
-                    f"{MIN_PLAYERS} to {MAX_PLAYERS} players")
+    problem = players_problem(args.players)
+    if problem:
+        return fail(PROG, problem)
     names = (args.names.split(",") if args.names is not None
              else list(SAMPLE_NAMES[:args.players]))
     if len(names) != args.players:

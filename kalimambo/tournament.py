@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kalimambo.args import Parser, fail
+from kalimambo.args import Parser, fail, players_problem
 from kalimambo.engine.game import Game, shuffled_deck
 from kalimambo.engine.players import LEVELS, decide
 from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH, MAX_PLAYERS, MIN_PLAYERS
@@ -205,9 +205,9 @@ def main(argv: Sequence[str]) -> int:
                         help="processes to play on (default: one per CPU core)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        return fail(PROG, f"--players {args.players}: the game takes "
-                    f"{MIN_PLAYERS} to {MAX_PLAYERS} players")
+    problem = players_problem(args.players)
+    if problem:
+        return fail(PROG, problem)
     if args.games < 1:
         return fail(PROG, f"--games {args.games}: play at least one game")
     if args.workers < 1:

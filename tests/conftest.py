@@ -22,7 +22,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -34,7 +33,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT, free_port
+
 PIN = "1234"
 HOST_PIN = PIN
 CHROMIUM = "/usr/bin/chromium"
@@ -77,13 +77,6 @@ def group_running(pgid: int) -> list[int]:
         if fields[0] != "Z" and int(fields[2]) == pgid:
             running.append(int(stat.parent.name))
     return running
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def http(method: str, url: str, body: Any = None, token: str | None = None,

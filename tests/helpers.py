@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,11 +14,20 @@ from typing import Any
 
 from kalimambo.engine import RECORD_FORMAT, Game, parse_record, random_setup
 from kalimambo.engine.rules import CARD_VALUES
+from kalimambo.engine.setup import SAMPLE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_VECTORS = ROOT.parent / "shared" / "vectors"
 VECTOR_COPIES = ROOT / "tests" / "vectors"
-NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
+NAMES = SAMPLE_NAMES
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 just now (for a server a test starts)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def vector_files() -> list[Path]:
@@ -58,6 +70,20 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
             return True
         time.sleep(0.005)
     return condition()
+
+
+def kalimambo(*args: str, stdin: str | None = None, cwd: Path = ROOT,
+              timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m kalimambo ARGS`` run to its end, its output kept as text."""
+    return subprocess.run([sys.executable, "-m", "kalimambo", *args], input=stdin, cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def assert_refused(done: subprocess.CompletedProcess[str], *words: str) -> None:
+    """Exit status 2 and one line on stderr, naming each of ``words``."""
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert all(word in lines[0] for word in words), done.stderr
 
 
 def assert_view_matches_replay(view: dict[str, Any], record: dict[str, Any]) -> None:

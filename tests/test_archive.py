@@ -12,8 +12,6 @@ import csv
 import io
 import json
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,7 +23,7 @@ from kalimambo.web.app import DB_NAME, create_app
 from kalimambo.web.seats import COLOURS
 from kalimambo.web.store import SeatRow, Store
 from tests.conftest import PIN
-from tests.helpers import ROOT, end_playback
+from tests.helpers import ROOT, assert_refused, end_playback, kalimambo
 
 VECTORS = ROOT / "tests" / "vectors"
 # (vector, renames, computer players, finished at): Ana turns up as "Ana", "ana" and
@@ -104,9 +102,8 @@ def archive_client(tmp_path: Path) -> Iterator[Any]:
 
 def causes_by_replay(record: dict[str, Any]) -> dict[str, dict[str, int]]:
     """Minus points by cause, from the command line's replay with events."""
-    done = subprocess.run([sys.executable, "-m", "kalimambo", "replay", "--events", "-"],
-                          input=json.dumps(record), capture_output=True, text=True,
-                          check=True, timeout=60)
+    done = kalimambo("replay", "--events", "-", stdin=json.dumps(record))
+    assert done.returncode == 0, done.stderr
     causes = {name: {"rammed": 0, "dung": 0, "for_kali": 0} for name in record["players"]}
     for snapshot in json.loads(done.stdout)["snapshots"]:
         for event in snapshot["events"]:
@@ -211,9 +208,7 @@ def test_export_command_writes_the_same_csv(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     store_games(data_dir)
     day = datetime.fromtimestamp(GAMES[2][3], UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
-    done = subprocess.run([sys.executable, "-m", "kalimambo", "games", "export", "--csv",
-                           "--since", day, "--data-dir", str(data_dir)],
-                          capture_output=True, text=True, timeout=60)
+    done = kalimambo("games", "export", "--csv", "--since", day, "--data-dir", str(data_dir))
     assert done.returncode == 0, done.stderr
     assert list(csv.reader(io.StringIO(done.stdout))) == csv_expected(GAMES[2][3])
 
@@ -230,11 +225,7 @@ def test_export_command_refuses_bad_input(tmp_path: Path, argv: list[str],
     broken.mkdir()
     (broken / DB_NAME).write_bytes(b"this is not a database" * 100)
     files = {"missing": str(tmp_path / "nowhere"), "broken": str(broken)}
-    done = subprocess.run([sys.executable, "-m", "kalimambo", "games",
-                           *(arg.format(**files) for arg in argv)],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert message in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert_refused(kalimambo("games", *(arg.format(**files) for arg in argv)), message)
 
 
 def test_a_game_played_at_the_table_counts_with_its_computer_players(client: Any,

@@ -23,6 +23,7 @@ import pytest
 
 from kalimambo.web import limits
 from tests.conftest import ROOT, ServerProcess, http
+from tests.helpers import assert_refused, free_port, kalimambo
 
 
 def timed_state(url: str) -> tuple[int, float]:
@@ -212,12 +213,8 @@ def test_a_second_server_on_the_same_data_dir_exits_2(server: Any, tmp_path: Pat
 
 # -- finding 5: broken stores --------------------------------------------------------------
 def serve_once(data_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return subprocess.run([sys.executable, "-m", "kalimambo", "serve", "--host", "127.0.0.1",
-                           "--port", str(port), "--data-dir", str(data_dir), "--strip", "sim",
-                           *extra], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return kalimambo("serve", "--host", "127.0.0.1", "--port", str(free_port()),
+                     "--data-dir", str(data_dir), "--strip", "sim", *extra)
 
 
 def make_store(data_dir: Path) -> Path:
@@ -262,9 +259,7 @@ def test_a_broken_store_is_one_line_and_exit_2(tmp_path: Path, breakage: str,
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     BREAKAGES[breakage](path)
     done = serve_once(tmp_path / "data", *pin)
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == 2 and len(lines) == 1, done.stderr
-    assert str(path) in lines[0]
+    assert_refused(done, str(path))
 
 
 @contextlib.contextmanager
@@ -287,9 +282,7 @@ def test_a_read_only_store_is_one_line_and_exit_2(tmp_path: Path) -> None:
         subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
         for pin in ((), ("--host-pin", "1234")):
             done = serve_once(mount / "data", *pin)
-            lines = done.stderr.strip().splitlines()
-            assert done.returncode == 2 and len(lines) == 1, done.stderr
-            assert str(mount / "data") in lines[0]
+            assert_refused(done, str(mount / "data"))
 
 
 # -- finding 12: a full disk -------------------------------------------------------------------
@@ -378,12 +371,8 @@ def test_a_bad_board_file_is_one_line_naming_it(tmp_path: Path, case: str,
     if command == "serve":
         done = serve_once(tmp_path / "data", "--config", str(board))
     else:
-        done = subprocess.run([sys.executable, "-m", "kalimambo", "leds", "--config",
-                               str(board), "--strip", "sim", "test"], cwd=ROOT,
-                              capture_output=True, text=True, timeout=60)
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == 2 and len(lines) == 1, done.stderr
-    assert str(board) in lines[0]
+        done = kalimambo("leds", "--config", str(board), "--strip", "sim", "test")
+    assert_refused(done, str(board))
 
 
 # -- finding 10: replay --------------------------------------------------------------------
@@ -420,6 +409,5 @@ def test_replay_refuses_a_huge_record_before_parsing(tmp_path: Path) -> None:
     big = tmp_path / "big.json"
     rounds = ",".join('{"cards": {"A": 1, "B": 2, "C": 3}, "kali": 4}' for _ in range(60000))
     big.write_text('{"format": "kalimambo-record/1", "rounds": [' + rounds + "]}")
-    done = subprocess.run([sys.executable, "-m", "kalimambo", "replay", str(big)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = kalimambo("replay", str(big))
     assert done.returncode == 2 and str(big) in done.stderr and "bigger than" in done.stderr

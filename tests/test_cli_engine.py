@@ -12,32 +12,25 @@ import pytest
 
 from kalimambo.engine import parse_record, replay
 from kalimambo.replay_cmd import PARALLEL_FROM, replay_batch
-from tests.helpers import ROOT, load_vector, random_record, vector_files
-
-KALIMAMBO = [sys.executable, "-m", "kalimambo"]
-
-
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*KALIMAMBO, *args], capture_output=True, text=True, cwd=ROOT,
-                          input=stdin, timeout=120)
+from tests.helpers import ROOT, kalimambo, load_vector, random_record, vector_files
 
 
 def test_replay_prints_the_expected_result() -> None:
     path = vector_files()[0]
-    done = run("replay", str(path))
+    done = kalimambo("replay", str(path))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == load_vector(path)["expected"]
 
 
 def test_replay_reads_a_bare_record_from_stdin() -> None:
     vector = load_vector(vector_files()[-1])
-    done = run("replay", "-", stdin=json.dumps(vector["record"]))
+    done = kalimambo("replay", "-", stdin=json.dumps(vector["record"]))
     assert json.loads(done.stdout) == vector["expected"]
 
 
 def test_replay_events_are_added_on_request() -> None:
     vector = load_vector(vector_files()[5])
-    done = run("replay", "--events", str(vector_files()[5]))
+    done = kalimambo("replay", "--events", str(vector_files()[5]))
     result = json.loads(done.stdout)
     events = result["snapshots"][0]["events"]
     assert events[0]["type"] == "reveal" and events[-1]["type"] == "round_end"
@@ -51,7 +44,7 @@ def test_jsonl_takes_records_and_wrappers_one_result_per_line(tmp_path: Path) ->
     lines = [json.dumps(v if i % 2 else v["record"]) for i, v in enumerate(vectors)]
     path = tmp_path / "games.jsonl"
     path.write_text("\n".join(lines) + "\n\n")
-    done = run("replay", "--jsonl", str(path))
+    done = kalimambo("replay", "--jsonl", str(path))
     assert done.returncode == 0, done.stderr
     results = [json.loads(line) for line in done.stdout.splitlines()]
     assert results == [v["expected"] for v in vectors]
@@ -63,7 +56,7 @@ def test_jsonl_bad_line_writes_nothing_and_names_the_line(tmp_path: Path) -> Non
     lines = [json.dumps(r) for r in (vectors[0], vectors[1], broken, vectors[3])]
     path = tmp_path / "games.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    done = run("replay", "--jsonl", str(path))
+    done = kalimambo("replay", "--jsonl", str(path))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().startswith(f"kalimambo replay: {path}: line 3: track_length: "
                                           "2000")
@@ -98,7 +91,7 @@ def test_parallel_batch_reports_the_first_bad_line() -> None:
     (["setup", "--players", "3", "--names", "Ana,Ana,Ben"], "Ana is named twice"),
 ])
 def test_bad_command_lines_end_in_one_line_and_exit_2(args: list[str], message: str) -> None:
-    done = run(*args)
+    done = kalimambo(*args)
     assert done.returncode == 2
     assert done.stdout == ""
     assert message in done.stderr and done.stderr.count("\n") == 1, done.stderr
@@ -107,15 +100,15 @@ def test_bad_command_lines_end_in_one_line_and_exit_2(args: list[str], message: 
 def test_not_json_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
     path.write_text("{\"format\": ")
-    done = run("replay", str(path))
+    done = kalimambo("replay", str(path))
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
 
 
 @pytest.mark.parametrize("players", [3, 5, 7])
 def test_setup_prints_a_legal_random_setup(players: int) -> None:
-    first = run("setup", "--players", str(players), "--seed", "11")
-    again = run("setup", "--players", str(players), "--seed", "11")
-    other = run("setup", "--players", str(players), "--seed", "12")
+    first = kalimambo("setup", "--players", str(players), "--seed", "11")
+    again = kalimambo("setup", "--players", str(players), "--seed", "11")
+    other = kalimambo("setup", "--players", str(players), "--seed", "12")
     assert first.returncode == 0 and first.stdout == again.stdout != other.stdout
     record = json.loads(first.stdout)
     parsed = parse_record(record)

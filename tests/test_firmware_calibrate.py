@@ -101,6 +101,18 @@ def test_a_new_board_file_is_made_with_the_led_count(tmp_path: Path) -> None:
     assert board.led_count == 40 and board.leds_of(31) == (31,)
 
 
+def test_the_written_board_file_keeps_its_permissions(tmp_path: Path) -> None:
+    """The services read the board file: calibrate run with sudo must not leave it 0600."""
+    layout = [[i] for i in range(32)]
+    path = tmp_path / "new.toml"
+    write_layout(path, layout)
+    assert path.stat().st_mode & 0o777 == 0o644
+    path.chmod(0o640)
+    write_layout(path, layout[::-1])
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["new.toml"]
+
+
 def test_a_map_that_would_break_the_file_is_not_written(board_path: Path) -> None:
     with pytest.raises(BoardFileError, match=r"layout.spaces\[1\]: LED 0 is already"):
         write_layout(board_path, [[0], [0], [1], [2]])

@@ -4,7 +4,6 @@ has the map (a phone-sized chromium; skipped where Debian's chromium is not inst
 from __future__ import annotations
 
 import os
-import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,16 +14,10 @@ from werkzeug.serving import make_server
 
 from kalimambo.firmware.board import load_board_file, parse_board
 from kalimambo.firmware.calibrate import Calibration, create_calibrate_app
+from tests.helpers import free_port
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture

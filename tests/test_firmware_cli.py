@@ -6,7 +6,6 @@ import io
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -20,6 +19,7 @@ import pytest
 from kalimambo.firmware import lights as firmware_lights
 from kalimambo.firmware.board import load_board_file
 from kalimambo.leds_cmd import main
+from tests.helpers import free_port
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -130,9 +130,7 @@ def test_bench_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -> None
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path, stop: int) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     path = tmp_path / "board.toml"
     path.write_text("# mine\n[track]\nspaces = 4\n")
     # Started as a shell starts a background job: with SIGINT ignored. Ctrl-C (and

@@ -88,6 +88,29 @@ def test_a_strip_failing_mid_game_is_reported_and_retried() -> None:
     assert isinstance(lights.backend, FlakyBackend) and lights.backend.frame[8] == (127, 0, 0)
 
 
+def test_the_status_is_told_when_it_changes_and_only_then() -> None:
+    """No timer asks the lights for their status: they say when it changed."""
+    FlakyBackend.fail_start, FlakyBackend.fail_show = False, False
+    lights = manual(backend_factory=flaky)
+    told: list[dict[str, Any]] = []
+    lights.on_status = lambda: told.append(lights.status())
+    lights.update(VIEW)
+    assert len(told) == 1 and told[0]["ok"]  # the first status seen
+    for _ in range(5):
+        lights.tick()
+    lights.update(VIEW)
+    assert len(told) == 1  # nothing changed: nothing told
+    FlakyBackend.fail_show = True
+    lights.update({**VIEW, "positions": {**VIEW["positions"], "Ana": 8}})
+    lights.tick()
+    assert len(told) == 2 and told[1]["error"] == "cable pulled"
+    FlakyBackend.fail_show = False
+    lights.retry()
+    assert len(told) == 3 and told[2]["ok"]
+    lights.set_pacing("step", 500)
+    assert len(told) == 4 and told[3]["pacing"] == "step"
+
+
 def test_override_shows_a_raw_picture_for_the_builder_tools() -> None:
     lights = manual()
     lights.update(VIEW)

@@ -110,3 +110,15 @@ def test_figure_colours_stay_apart_on_the_strip() -> None:
         assert math.dist(hue(shown(a)), hue(shown(b))) > 0.15, (a, b)
     # Heaps may share a hue with orange but are far dimmer than any figure.
     assert all(sum(shown(f)) > 3 * sum(shown(DUNG_COLOUR)) for f in figures)
+
+
+def test_every_wooden_colour_has_a_strip_colour_and_a_page_colour() -> None:
+    """The engine names the figures' colours once; the strip and the pages each say
+    how one looks, and may not miss one."""
+    from kalimambo.engine.rules import EXPLORER_COLOURS as NAMES
+    from kalimambo.firmware.scene import EXPLORER_COLOURS
+    from tests.helpers import ROOT
+
+    assert list(EXPLORER_COLOURS) == list(NAMES)
+    css = (ROOT / "web" / "static" / "style.css").read_text("utf-8")
+    assert [name for name in NAMES if f".c-{name} " not in css] == []

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, ServerProcess, http
-from tests.helpers import wait_for
+from tests.helpers import assert_refused, kalimambo, wait_for
 
 BOARDS = ROOT / "hardware" / "boards"
 HOOK = ROOT / "tests" / "worker_hook"
@@ -242,19 +242,11 @@ def state_of(pid: int) -> str:
 ])
 def test_bad_lights_options_end_in_one_line(tmp_path: Path, args: tuple[str, ...],
                                             words: str) -> None:
-    result = subprocess.run([sys.executable, "-m", "kalimambo", "serve", "--data-dir",
-                             str(tmp_path / "d"), *args],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and words in lines[0], result.stderr
+    assert_refused(kalimambo("serve", "--data-dir", str(tmp_path / "d"), *args), words)
 
 
 def test_kalimambo_lights_bad_board_file_is_one_line(tmp_path: Path) -> None:
     board = tmp_path / "board.toml"
     board.write_text("[track]\nspaces = -4\n")
-    result = subprocess.run([sys.executable, "-m", "kalimambo", "lights", "--config",
-                             str(board), "--socket", str(tmp_path / "s")], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2 and "spaces" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert_refused(kalimambo("lights", "--config", str(board), "--socket", str(tmp_path / "s"),
+                             cwd=tmp_path), "spaces")

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from kalimambo.engine import Game, PlayError, random_setup
 from kalimambo.engine.ai_search import MEDIUM_WORK, iterations_for
 from kalimambo.engine.players import LEVELS, Suggestion, choose_card, decide, suggest
+from tests.helpers import NAMES
 
-NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
 HINT_CODES = {"only_card", "escape_rhino", "avoid_dung", "avoid_kali", "safe_now",
               "plan_ahead"}
 

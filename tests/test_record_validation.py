@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +11,7 @@ from typing import Any
 import pytest
 
 from kalimambo.engine import RecordError, parse_record, replay
-from tests.helpers import ROOT
+from tests.helpers import assert_refused, kalimambo
 
 Record = dict[str, Any]
 
@@ -173,11 +171,9 @@ def test_a_record_with_no_rounds_replays_to_the_setup() -> None:
 def test_cli_refuses_with_one_line_and_exit_2(tmp_path: Path, data: Any, message: str) -> None:
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(data))
-    done = subprocess.run([sys.executable, "-m", "kalimambo", "replay", str(path)],
-                          capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == 2
+    done = kalimambo("replay", str(path))
     assert done.stdout == ""
-    assert done.stderr.count("\n") == 1 and message in done.stderr
+    assert_refused(done, message)
 
 
 def test_the_lean_and_the_careful_round_checks_agree() -> None:

@@ -72,6 +72,11 @@ def run_until(table: Table, clock: Clock, done: Any, limit: int = 2000) -> list[
     raise AssertionError("never got there")
 
 
+def as_dicts(events: Any) -> list[dict[str, Any]]:
+    """A change's step events in their JSON form (typed events or dicts)."""
+    return [e.to_dict() if hasattr(e, "to_dict") else dict(e) for e in events or ()]
+
+
 # -- picking the game -----------------------------------------------------------------
 def test_the_most_eventful_game_and_why(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
@@ -145,12 +150,12 @@ def test_attract_mode_starts_on_the_tables_clock_and_loops(tmp_path: Path) -> No
     first = replay_view["game_id"]
 
     # every replayed step is a step of the round's own events, in order
-    steps: dict[int, list[Any]] = {1: [table.current.events]}
+    steps: dict[int, list[Any]] = {1: [as_dicts(table.current.events)]}
     seen = run_until(table, clock, lambda v: v["replay"] and v["replay"]["done"])
     for change in seen:
         if change.events is not None:
             r = change.view["replay"]["board"]["playback"]["round"]
-            steps.setdefault(r, []).append(change.events)
+            steps.setdefault(r, []).append(as_dicts(change.events))
     store = table.store
     row = store.game(first)
     assert row is not None

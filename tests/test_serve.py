@@ -6,22 +6,19 @@ import copy
 import json
 import socket
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kalimambo.engine.rules import CARD_VALUES
 from kalimambo.web.viewdiff import apply
-from tests.conftest import ROOT
-
-NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
+from tests.helpers import NAMES, assert_refused, kalimambo
 
 
-def serve(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kalimambo", "serve", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+def serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return kalimambo("serve", *args)
 
 
 @pytest.mark.parametrize(("args", "words"), [
@@ -33,22 +30,16 @@ def serve(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 ])
 def test_bad_options_end_in_one_line_and_status_2(tmp_path: Path, args: tuple[str, ...],
                                                   words: str) -> None:
-    result = serve("--data-dir", str(tmp_path / "d"), *args)
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and words in lines[0], result.stderr
+    assert_refused(serve("--data-dir", str(tmp_path / "d"), *args), words)
 
 
 def test_a_broken_board_file_names_the_key(tmp_path: Path) -> None:
     board = tmp_path / "board.toml"
     board.write_text("[track]\nspaces = -4\n")
-    result = serve("--config", str(board), "--data-dir", str(tmp_path / "d"))
-    assert result.returncode == 2
-    assert "spaces" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert_refused(serve("--config", str(board), "--data-dir", str(tmp_path / "d")), "spaces")
     broken = tmp_path / "broken.toml"
     broken.write_text("[track\n")
-    result = serve("--config", str(broken), "--data-dir", str(tmp_path / "d"))
-    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert_refused(serve("--config", str(broken), "--data-dir", str(tmp_path / "d")))
 
 
 def test_a_port_in_use_is_refused_at_once(tmp_path: Path) -> None:
@@ -147,7 +138,7 @@ def test_sixty_streams_get_the_snapshot_at_once_and_every_reveal(
                     view = client.next_view()
                 assert view["last_round"]["round"] == round_no
                 assert view["last_round"]["cards"] == {
-                    n: (i + round_no) % 12 for i, n in enumerate(NAMES)}
+                    n: (i + round_no) % CARD_VALUES for i, n in enumerate(NAMES)}
         _, record = http("GET", f"{server.url}/api/v1/record")
         assert len(record["rounds"]) == 2
     finally:

@@ -18,6 +18,7 @@ from types import ModuleType
 
 import pytest
 
+from kalimambo.firmware.board import MAX_LEDS, BoardFileError, load_board_file
 from tests.helpers import ROOT
 
 SETUP = ROOT / "setup.sh"
@@ -367,23 +368,20 @@ def test_a_hand_written_overlay_line_is_respected(tmp_path: Path) -> None:
     assert "kept your own line for dtoverlay=ws2812-pio" in out
 
 
-def test_board_file_for_the_wrong_pi_is_refused_before_any_change(tmp_path: Path) -> None:
-    root = fake_pi(tmp_path, PI5)
+@pytest.mark.parametrize(("model", "board", "says"), [
+    (PI5, '[strip]\nbackend = "ws281x"\n',
+     'strip.backend = "ws281x" does not work on a Raspberry Pi 5'),  # the wrong Pi
+    (PI4, "[strip]\ngpio = 99\n", "strip.gpio"),  # broken: the message names the key
+], ids=["wrong pi", "broken"])
+def test_a_board_file_setup_cannot_use_is_refused_before_any_change(
+        tmp_path: Path, model: str, board: str, says: str) -> None:
+    root = fake_pi(tmp_path, model)
     (root / "etc/kalimambo").mkdir()
-    (root / "etc/kalimambo/board.toml").write_text('[strip]\nbackend = "ws281x"\n')
+    (root / "etc/kalimambo/board.toml").write_text(board)
     done = setup_sh("--dry-run", root=root)
     assert done.returncode == 2
-    assert 'strip.backend = "ws281x" does not work on a Raspberry Pi 5' in done.stderr
+    assert says in done.stderr
     assert "would run" not in done.stdout
-
-
-def test_broken_board_file_names_the_key(tmp_path: Path) -> None:
-    root = fake_pi(tmp_path, PI4)
-    (root / "etc/kalimambo").mkdir()
-    (root / "etc/kalimambo/board.toml").write_text("[strip]\ngpio = 99\n")
-    done = setup_sh("--dry-run", root=root)
-    assert done.returncode == 2
-    assert "strip.gpio" in done.stderr
 
 
 def test_hotspot_dry_run(tmp_path: Path) -> None:
@@ -494,15 +492,45 @@ def test_render_refuses_a_missing_value(tmp_path: Path) -> None:
 
 def test_board_info_defaults_and_errors(tmp_path: Path) -> None:
     board = tmp_path / "board.toml"
-    board.write_text("[track]\nspaces = 30\n[layout]\nleds_per_space = 3\n")
+    board.write_text("[track]\nspaces = 30\n")
     info = helper.board_info(board)
-    assert (info["backend"], info["gpio"], info["led_count"]) == ("auto", "18", "90")
+    assert (info["backend"], info["gpio"], info["led_count"]) == ("auto", "18", "30")
     board.write_text('[strip]\nbackend = "neopixel"\n')
     with pytest.raises(helper.HelperError, match=r"strip\.backend"):
         helper.board_info(board)
     board.write_text("[strip\n")
     with pytest.raises(helper.HelperError, match="not valid TOML"):
         helper.board_info(board)
+
+
+@pytest.mark.parametrize("text", [
+    "[track]\nspaces = 30\n[layout]\nleds_per_space = 3\n",  # 90 LEDs needed, 30 counted
+    f"[strip]\nled_count = {MAX_LEDS + 1}\n",
+    "[strip]\nlayout = 3\n",
+])
+def test_board_info_refuses_what_the_lights_refuse(tmp_path: Path, text: str) -> None:
+    board = tmp_path / "board.toml"
+    board.write_text(text)
+    with pytest.raises(BoardFileError) as lights:
+        load_board_file(board)
+    with pytest.raises(helper.HelperError) as setup:
+        helper.board_info(board)
+    assert str(setup.value) == str(lights.value)
+
+
+def test_board_info_runs_without_a_venv(tmp_path: Path) -> None:
+    """setup.sh reads the board file with the system python3, before any venv exists."""
+    board = tmp_path / "board.toml"
+    board.write_text("[track]\nspaces = 40\n[strip]\nled_count = 80\ngpio = 12\n")
+    done = subprocess.run([sys.executable, "-S", "-P", str(HELPER), "board-info", str(board)],
+                          capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "led_count=80" in done.stdout.splitlines()
+    board.write_text(f"[strip]\nled_count = {MAX_LEDS + 1}\n")
+    done = subprocess.run([sys.executable, "-S", "-P", str(HELPER), "board-info", str(board)],
+                          capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"strip.led_count: must be a whole number from 1 to {MAX_LEDS}" in done.stderr
 
 
 # ---- tools -----------------------------------------------------------------------------

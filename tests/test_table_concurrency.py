@@ -7,6 +7,7 @@ import threading
 from typing import Any
 
 from kalimambo.web.table import Change
+from kalimambo.web.tableevents import RoundResolved
 from tests.helpers import end_playback
 
 NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]
@@ -23,9 +24,8 @@ def test_seven_simultaneous_picks_resolve_each_round_once(app: Any, client: Any,
                        headers=bearer(host_token)).status_code == 200
     table = app.extensions["kalimambo"].table
     resolved: list[int] = []
-    table.listeners.append(lambda change: resolved.append(change.events[0]["round"])
-                           if change.events and change.events[0]["type"] == "reveal"
-                           else None)
+    table.listeners.append(lambda change: resolved.extend(
+        event.played.round for event in change.happened if isinstance(event, RoundResolved)))
     hands = {n: list(range(12)) for n in NAMES}
     rng = random.Random(11)
     for n in NAMES:

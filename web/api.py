@@ -26,13 +26,12 @@ def service() -> TableService:
 
 
 def answer(data: Any, status: int = 200) -> Response:
-    response = Response(orjson.dumps(data), status=status, mimetype="application/json")
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return raw_answer(orjson.dumps(data), status)
 
 
-def raw_answer(body: bytes) -> Response:
-    response = Response(body, mimetype="application/json")
+def raw_answer(body: bytes, status: int = 200) -> Response:
+    """JSON already encoded (the table's cached view), never cached on the way."""
+    response = Response(body, status=status, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
     return response
 

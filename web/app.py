@@ -9,8 +9,9 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from kalimambo.firmware.board import BoardConfig, default_board
 from kalimambo.web.archive import Archive
-from kalimambo.web.errors import ApiError
+from kalimambo.web.errors import ApiError, error_body
 from kalimambo.web.events import Broadcaster
 from kalimambo.web.host import HostAuth, stored_key
 from kalimambo.web.lightslink import LightsLink
@@ -45,14 +46,9 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def _board(config: dict[str, Any]) -> Any:
-    if config["BOARD"] is not None:
-        return config["BOARD"]
-    try:
-        from kalimambo.firmware.board import default_board
-    except ImportError:
-        return None
-    return default_board()
+def _board(config: dict[str, Any]) -> BoardConfig:
+    board: BoardConfig | None = config["BOARD"]
+    return default_board() if board is None else board
 
 
 def _runner(name: str) -> InlineRunner:
@@ -66,28 +62,22 @@ def _runner(name: str) -> InlineRunner:
 def build_service(config: dict[str, Any]) -> TableService:
     """Open the store, the lights socket and the table from the app's config."""
     board = _board(config)
-    track_length = int(getattr(board, "spaces", 32))
-    led_count = int(getattr(board, "led_count", track_length))
     store = Store(Path(config["DATA_DIR"]) / DB_NAME)
-    pin = config["HOST_PIN"] or getattr(board, "host_pin", None)
+    pin = config["HOST_PIN"] or board.host_pin
     pin = None if pin is None else str(pin)
     key = config["HOST_KEY"] or stored_key(store)
-    lights = LightsLink(config["LIGHTS_SOCKET"], led_count)
-    table = Table(store, track_length, HostAuth(store, pin, key),
+    lights = LightsLink(config["LIGHTS_SOCKET"], board.led_count)
+    table = Table(store, board.spaces, HostAuth(store, pin, key),
                   join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
                   runner=_runner(config["RUNNER"]), lights_status=lights.status,
-                  default_pacing=str(getattr(board, "pacing", "auto")),
-                  default_pause_ms=int(getattr(board, "pause_ms", 900)))
+                  default_pacing=board.pacing, default_pause_ms=board.pause_ms)
     return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), pin)
 
 
 def _json_error(status: int, code: str, message: str,
                 headers: dict[str, str] | None = None) -> Response:
-    import orjson
-
-    response = Response(orjson.dumps({"error": {"code": code, "message": message}}),
-                        status=status, mimetype="application/json", headers=headers)
-    return response
+    return Response(error_body(code, message), status=status, mimetype="application/json",
+                    headers=headers)
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:

@@ -8,16 +8,10 @@ from __future__ import annotations
 
 import math
 
-import orjson
 from flask import Blueprint, Response, current_app, render_template, request
 
-from kalimambo.web.archive import (
-    Archive,
-    csv_text,
-    local_time,
-    score_sheet,
-    statistics,
-)
+from kalimambo.web.api import answer
+from kalimambo.web.archive import Archive, csv_text, local_time, score_sheet, statistics
 from kalimambo.web.errors import bad_request
 from kalimambo.web.names import fold
 from kalimambo.web.pages import LANGUAGES, join_url, messages, qr_svg
@@ -48,10 +42,7 @@ def since() -> float | None:
 @bp.get("/api/v1/stats")
 def stats() -> Response:
     """Every player over the finished games: games, wins, best, mean and the causes."""
-    body = orjson.dumps(statistics(archive().results(since()), fold))
-    response = Response(body, mimetype="application/json")
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return answer(statistics(archive().results(since()), fold))
 
 
 @bp.get("/api/v1/games.csv")

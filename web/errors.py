@@ -6,6 +6,8 @@ player (API.md); the table raises ``ApiError`` *before* changing anything.
 
 from __future__ import annotations
 
+import orjson
+
 
 class ApiError(Exception):
     """A refused request: HTTP status, a short machine code and a friendly message."""
@@ -17,6 +19,11 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.headers = headers or {}
+
+
+def error_body(code: str, message: str) -> bytes:
+    """The JSON every refusal answers with (API.md)."""
+    return orjson.dumps({"error": {"code": code, "message": message}})
 
 
 def bad_request(code: str, message: str) -> ApiError:

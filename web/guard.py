@@ -24,9 +24,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from kalimambo.web import limits
+from kalimambo.web.errors import error_body
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -239,7 +238,7 @@ class Guard:
     @staticmethod
     def _refuse(start_response: StartResponse, refused: Refused) -> Iterable[bytes]:
         """The refusal, and the connection closed: a refused client holds nothing."""
-        body = orjson.dumps({"error": {"code": refused.code, "message": refused.message}})
+        body = error_body(refused.code, refused.message)
         headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
                    ("Cache-Control", "no-store")]
         headers.append(("Connection", "close"))

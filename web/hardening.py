@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from flask import Flask, Response
 
+from kalimambo.web.errors import error_body
 from kalimambo.web.guard import Guard
 from kalimambo.web.store import StorageError
 
 
 def storage_answer(error: StorageError) -> Response:
-    body = {"error": {"code": "storage_full",
-                      "message": f"The table could not save that ({error.reason}): nothing "
-                                 "was changed. Tell the host."}}
-    response = Response(orjson.dumps(body), status=507, mimetype="application/json")
+    body = error_body("storage_full", f"The table could not save that ({error.reason}): "
+                                      "nothing was changed. Tell the host.")
+    response = Response(body, status=507, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -19,6 +19,7 @@ import secrets
 import time
 from collections.abc import Callable
 
+from kalimambo.engine.setup import is_int
 from kalimambo.web.errors import ApiError
 from kalimambo.web.seats import new_token, token_hash
 from kalimambo.web.store import Store
@@ -92,7 +93,7 @@ class HostAuth:
             return self._new_token()
         if secret is None:
             raise ApiError(400, "bad_pin", "Please type the host PIN (or open the host link).")
-        if not isinstance(secret, str | int) or isinstance(secret, bool):
+        if not (isinstance(secret, str) or is_int(secret)):
             raise ApiError(400, "bad_pin", "Please type the host PIN.")
         given = str(secret).strip()
         if len(given) <= 200 and _same(given, self.key):

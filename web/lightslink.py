@@ -20,12 +20,13 @@ import socket
 import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from kalimambo.engine.events import Event
 from kalimambo.firmware.wire import PROTOCOL, Channel, Message, leds_from_hex
 
 log = logging.getLogger(__name__)
@@ -197,9 +198,11 @@ class LightsLink:
         channel = self.channel
         return channel is not None and channel.send(message)
 
-    def view_message(self, view_json: bytes, events: list[dict[str, Any]] | None) -> bytes:
-        """A ``view`` message from the table's ready-made view JSON (not encoded twice)."""
-        return (b'{"type":"view","events":' + orjson.dumps(events) + b',"view":'
+    def view_message(self, view_json: bytes, events: Sequence[Event] | None) -> bytes:
+        """A ``view`` message from the table's ready-made view JSON (not encoded twice);
+        the step's events become their JSON form here, on the wire."""
+        shown = None if events is None else [event.to_dict() for event in events]
+        return (b'{"type":"view","events":' + orjson.dumps(shown) + b',"view":'
                 + view_json + b"}\n")
 
     def next_step(self) -> None:

@@ -10,7 +10,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from kalimambo.engine.pacing import PACINGS
+from kalimambo.engine.rules import EXPLORER_COLOURS
 from kalimambo.web.limits import MAX_BODY
+from kalimambo.web.seats import NAME_MAX
 
 JSON = "application/json"
 
@@ -24,11 +27,12 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 INT = {"type": "integer"}
-NAME = {"type": "string", "minLength": 1, "maxLength": 20,
+NAME = {"type": "string", "minLength": 1, "maxLength": NAME_MAX,
         "description": "any script; at least one visible character; compared folded "
                        "(NFKC, case, look-alikes: docs/LIMITS.md)", "examples": ["Oma"]}
 STR = {"type": "string"}
 BOOL = {"type": "boolean"}
+PACING = {"enum": list(PACINGS)}
 
 SCHEMAS: dict[str, Any] = {
     "Error": {
@@ -45,15 +49,14 @@ SCHEMAS: dict[str, Any] = {
             "id": {"type": "string", "pattern": "^[^/]+$",
                    "description": "stable for the seat's life; use it in URLs"},
             "name": STR,
-            "colour": {"enum": ["green", "yellow", "violet", "red", "blue", "orange",
-                                "natural"]},
+            "colour": {"enum": list(EXPLORER_COLOURS)},
             "bot": BOOL, "bot_level": _nullable(STR), "hosted": BOOL, "connected": BOOL,
             "picked": BOOL, "minus_points": INT,
         },
     },
     "Lights": {"type": "object", "required": ["backend", "ok", "error"],
                "properties": {"backend": _nullable(STR), "ok": BOOL,
-                              "error": _nullable(STR), "pacing": {"enum": ["auto", "step"]},
+                              "error": _nullable(STR), "pacing": PACING,
                               "pause_ms": INT, "playing": BOOL}},
     "Storage": {"type": "object", "required": ["ok", "error"],
                 "properties": {"ok": BOOL, "error": _nullable(STR)},
@@ -110,7 +113,7 @@ SCHEMAS: dict[str, Any] = {
              "properties": {"kind": STR, "first": INT}},
     "Playback": {"type": "object", "required": ["round", "step", "steps", "pacing", "current"],
                  "properties": {"round": INT, "step": INT, "steps": INT,
-                                "pacing": {"enum": ["auto", "step"]},
+                                "pacing": PACING,
                                 "current": _nullable(ref("Step")),
                                 "shown": {"type": "array", "items": {"type": "object"}}},
                  "description": "the round being played back: step = steps shown so far "
@@ -299,7 +302,7 @@ PATHS: dict[str, Any] = {
     "/api/v1/host/settings": {"post": _host("hints, pacing and the booth's settings", _ok({
         "type": "object", "required": ["hints", "pacing", "pause_ms", "attract",
                                        "attract_after_s", "sound"],
-        "properties": {"hints": BOOL, "pacing": {"enum": ["auto", "step"]},
+        "properties": {"hints": BOOL, "pacing": PACING,
                        "pause_ms": INT, "attract": BOOL, "attract_after_s": INT,
                        "sound": BOOL}}),
         body=_body({"hints": BOOL, "pacing": STR, "pause_ms": INT, "attract": BOOL,

@@ -97,13 +97,19 @@ class Playback:
         else:
             self.due = now + self._seconds[self.step - 1]
 
+    def current_span(self) -> tuple[int, int]:
+        """Where the step shown last begins and ends in the round's events (an empty
+        span at k = 0): the typed events of that step are the same slice."""
+        count = sum(len(step.events) for step in self.steps[:self.step])
+        current = self.current()
+        return (count - len(current.events) if current else 0), count
+
     def to_view(self) -> dict[str, object]:
         """The public ``playback``: where the cursor is, the events shown so far
         (``shown``) and the step just shown (``current``: its kind and where its events
         begin in ``shown``); nothing about the steps after the cursor."""
-        count = sum(len(step.events) for step in self.steps[:self.step])
+        first, count = self.current_span()
         current = self.current()
-        first = count - len(current.events) if current else 0
         shown = self.events if count == len(self.events) else self.events[:count]
         return {"round": self.round, "step": self.step, "steps": self.total,
                 "pacing": self.pacing,

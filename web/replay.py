@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kalimambo.engine.events import Event, event_from_dict
 from kalimambo.engine.record import parse_record, replay
 from kalimambo.engine.timeline import BoardState
 from kalimambo.web.archive import stored_record
@@ -192,10 +193,10 @@ class Running:
                                        self.pacing, self.pause_ms, now)
         self.wait_until = None
 
-    def shown(self) -> list[dict[str, Any]] | None:
+    def shown(self) -> tuple[Event, ...] | None:
         """The events of the step just shown (the strip animates them)."""
         current = self.playback.current() if self.playback else None
-        return [dict(e) for e in current.events] if current else None
+        return tuple(event_from_dict(dict(e)) for e in current.events) if current else None
 
     def _after(self, now: float) -> None:
         playback = self.playback
@@ -206,7 +207,7 @@ class Running:
         else:
             self.wait_until = now + ROUND_GAP_S if self.pacing == "auto" else None
 
-    def tick(self, now: float) -> tuple[str, list[dict[str, Any]] | None]:
+    def tick(self, now: float) -> tuple[str, tuple[Event, ...] | None]:
         """The clock: ``("moved", events)``, ``("ended", None)`` or ``("", None)``."""
         playback = self.playback
         if playback is None:
@@ -226,7 +227,7 @@ class Running:
         self._after(now)
         return "moved", self.shown()
 
-    def next(self, now: float) -> list[dict[str, Any]] | None:
+    def next(self, now: float) -> tuple[Event, ...] | None:
         """"Next": one more step, or the next round's reveal."""
         playback = self.playback
         assert playback is not None
@@ -240,7 +241,7 @@ class Running:
         self._after(now)
         return self.shown()
 
-    def skip(self, now: float) -> list[dict[str, Any]] | None:
+    def skip(self, now: float) -> tuple[Event, ...] | None:
         """"Skip": the end of this round (between rounds: of the next one)."""
         playback = self.playback
         assert playback is not None
@@ -377,7 +378,7 @@ class Replays:
             return self.idle_since + float(self.settings["attract_after_s"])
         return None
 
-    def tick(self, now: float, pause_ms: int) -> tuple[bool, list[dict[str, Any]] | None]:
+    def tick(self, now: float, pause_ms: int) -> tuple[bool, tuple[Event, ...] | None]:
         """The clock: whether the view changed, and the events of the step just shown."""
         if self.running is not None:
             outcome, events = self.running.tick(now)
@@ -388,7 +389,7 @@ class Replays:
             return True, self.shown()
         return self._attract(now, pause_ms), self.shown()
 
-    def shown(self) -> list[dict[str, Any]] | None:
+    def shown(self) -> tuple[Event, ...] | None:
         return self.running.shown() if self.running is not None else None
 
     def _attract(self, now: float, pause_ms: int) -> bool:
@@ -424,7 +425,7 @@ class Replays:
 
     # -- the host ---------------------------------------------------------------------
     def start(self, game_id: object, phase: str, pacing: str, pause_ms: int,
-              now: float) -> list[dict[str, Any]] | None:
+              now: float) -> tuple[Event, ...] | None:
         """The host's replay of stored game ``game_id``; 4xx and nothing changed if it
         cannot be. Answers the first step's events (auto pacing shows the reveal)."""
         if not isinstance(game_id, int) or isinstance(game_id, bool) or game_id < 1:
@@ -455,11 +456,11 @@ class Replays:
         if self.idle_since is not None:  # an idle lobby: attract mode after another wait
             self.idle_since = now
 
-    def next(self, now: float) -> list[dict[str, Any]] | None:
+    def next(self, now: float) -> tuple[Event, ...] | None:
         assert self.running is not None
         return self.running.next(now)
 
-    def skip(self, now: float) -> list[dict[str, Any]] | None:
+    def skip(self, now: float) -> tuple[Event, ...] | None:
         assert self.running is not None
         return self.running.skip(now)
 

@@ -14,7 +14,8 @@ from kalimambo.web.events import Broadcaster
 from kalimambo.web.lightslink import LightsLink
 from kalimambo.web.replay import strip_view
 from kalimambo.web.store import Store
-from kalimambo.web.table import Change, Table, lights_summary
+from kalimambo.web.table import Change, Table
+from kalimambo.web.tableview import lights_summary
 
 log = logging.getLogger(__name__)
 

@@ -14,19 +14,35 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kalimambo.engine.game import Game
-from kalimambo.engine.setup import Setup
+from kalimambo.engine.setup import Setup, is_int
 from kalimambo.web.store import StorageError, Store
 
 DB_NAME = "kalimambo.sqlite3"
 LOCK_NAME = "kalimambo.lock"
-SETTING_TYPES: dict[str, tuple[type, ...]] = {
-    "restarts": (int,), "hints": (bool,), "pacing": (str,), "pause_ms": (int,),
-    "host_key": (str,), "host_pin": (str,), "last_start": (int, float),
+
+
+def _is_bool(value: object) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_str(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _is_number(value: object) -> bool:
+    return is_int(value) or isinstance(value, float)
+
+
+# What each stored setting must hold (a JSON true is not a whole number).
+SETTING_KINDS: dict[str, Callable[[object], bool]] = {
+    "restarts": is_int, "hints": _is_bool, "pacing": _is_str, "pause_ms": is_int,
+    "host_key": _is_str, "host_pin": _is_str, "last_start": _is_number,
 }
 
 
@@ -86,9 +102,8 @@ def _loads(text: Any, what: str) -> Any:
 def _check_settings(store: Store) -> None:
     for key, raw in store._db.execute("SELECT key, value FROM settings"):
         value = _loads(raw, f"setting {key!r}")
-        wanted = SETTING_TYPES.get(key)
-        if wanted and (not isinstance(value, wanted) or
-                       (isinstance(value, bool) and bool not in wanted)):
+        kind = SETTING_KINDS.get(key)
+        if kind is not None and not kind(value):
             raise ValueError(f"setting {key!r} has a value of the wrong kind ({value!r})")
 
 

@@ -1,10 +1,12 @@
-"""The table: lobby, start, picking, resolving, undo and new game, kept in the store.
+"""The table's service: the lock, the store, the clock, the computer players and the
+listeners around the pure state machine (``kalimambo.web.tablestate``).
 
-One ``Table`` per app.  Every change runs under one lock, is committed to the store
-before it is applied in memory (so a refused or failed write changes nothing), and
-ends in ``_changed``: a new public view, its JSON made once, handed to the listeners
-(event streams, lights).  While a round is open the public view says only *whether*
-each seat has picked.
+One ``Table`` per app.  Every command runs under one lock: the machine checks it and
+plans it, the plan is committed to the store, and only then applied to the machine (so
+a refused or failed write changes nothing, and every pick and every resolved round is
+on disk before the answer).  Each command ends in ``_changed``: a new public view
+(``kalimambo.web.tableview``), its JSON made once, handed to the listeners (event
+streams, lights) with what happened as typed events.
 """
 
 from __future__ import annotations
@@ -12,56 +14,59 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
-import random
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from kalimambo.engine.errors import PlayError, SetupError
-from kalimambo.engine.game import Game, shuffled_deck
-from kalimambo.engine.pacing import (
-    DEFAULT_PACING,
-    DEFAULT_PAUSE_MS,
-    PACINGS,
-    PAUSE_MS_MAX,
-    PAUSE_MS_MIN,
-)
+from kalimambo.engine.events import Event
+from kalimambo.engine.game import Game
+from kalimambo.engine.pacing import DEFAULT_PACING, DEFAULT_PAUSE_MS
 from kalimambo.engine.players import DEFAULT_LEVEL
-from kalimambo.engine.rules import ROUNDS
-from kalimambo.engine.setup import Setup, check_setup, check_track_length, random_setup
-from kalimambo.engine.timeline import BoardState
+from kalimambo.engine.setup import Setup
 from kalimambo.web import bots
 from kalimambo.web.archive import stored_record
 from kalimambo.web.day import Day
-from kalimambo.web.errors import ApiError, bad_request, conflict
+from kalimambo.web.errors import ApiError, conflict
 from kalimambo.web.hints import HintDesk
 from kalimambo.web.host import HostAuth
-from kalimambo.web.names import fold
 from kalimambo.web.playback import Playback
+from kalimambo.web.replay import SETTINGS as BOOTH_SETTINGS
 from kalimambo.web.replay import Replays, check_settings
-from kalimambo.web.seats import (
-    BOT_NAMES,
-    MAX_SEATS,
-    MIN_SEATS,
-    Seat,
-    clean_name,
-    free_colour,
-    new_seat_id,
-    new_token,
-    table_full,
-    token_hash,
-)
+from kalimambo.web.seats import Seat, new_seat_id, new_token, token_hash
 from kalimambo.web.store import SeatRow, StorageError, Store
+from kalimambo.web.tableevents import (
+    LobbyOpened,
+    PlaybackEnded,
+    RoundOpened,
+    RoundResolved,
+    RoundUndone,
+    Settings,
+    StepShown,
+    TableEvent,
+)
+from kalimambo.web.tableplans import (
+    AddSeats,
+    ChangeSettings,
+    OpenLobby,
+    PickCard,
+    Plan,
+    ResolveRound,
+    SetSeats,
+    StartGame,
+    UndoRound,
+)
+from kalimambo.web.tablestate import TableState
+from kalimambo.web.tableview import Surroundings, lights_summary, private_view, public_view
 from kalimambo.web.tasks import InlineRunner
 from kalimambo.web.viewdiff import diff
 
-NAME_LOOKUP_MAX = 20
-"""Longer strings are no seat's name: they are not even folded."""
+__all__ = ["VERSION_EPOCH", "Change", "Listener", "Table", "lights_summary"]
+
 VERSION_EPOCH = 1_000_000
 """``version`` is restarts x 10^6 + changes since: it keeps growing across restarts."""
 
@@ -75,25 +80,28 @@ class Change:
     view_json: bytes
     patch_json: bytes | None
     """The JSON Patch from the view before (None for the first view)."""
-    events: list[dict[str, Any]] | None
-    """The events of the step just shown (the strip animates them), else None."""
+    events: tuple[Event, ...] | None
+    """The engine events of the step just shown (the strip animates them), else None."""
+    happened: tuple[TableEvent, ...] = ()
+    """What the command did, in order (empty for a refresh)."""
 
 
 Listener = Callable[[Change], None]
-
-
-def lights_summary(status: dict[str, Any]) -> dict[str, Any]:
-    """What the public view says of the strip (the pacing is the table's setting)."""
-    return {"backend": status.get("backend"), "ok": bool(status.get("ok")),
-            "error": status.get("error"), "playing": bool(status.get("playing", False)),
-            "connected": bool(status.get("connected", False)),
-            "next_presses": int(status.get("next_presses", 0))}
 
 
 def _seed(*parts: object) -> int:
     """A seed that is the same in every process (``hash`` of a str is not)."""
     digest = hashlib.sha256(repr(parts).encode()).digest()
     return int.from_bytes(digest[:4], "big")
+
+
+def _row(pos: int, seat: Seat) -> SeatRow:
+    return SeatRow(pos, seat.name, seat.colour, seat.token_hash, seat.hosted,
+                   seat.bot_level, seat.id)
+
+
+def _rows(seats: Iterable[Seat], first: int = 0) -> list[SeatRow]:
+    return [_row(first + i, seat) for i, seat in enumerate(seats)]
 
 
 class Table:
@@ -106,7 +114,6 @@ class Table:
                  default_pause_ms: int = DEFAULT_PAUSE_MS,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
-        self.track_length = track_length
         self.host = host
         self.join_url: Callable[[], str] = (join_url if callable(join_url)
                                             else lambda: join_url)
@@ -114,171 +121,144 @@ class Table:
         self.lights_status = lights_status or (lambda: {"backend": "none", "ok": False,
                                                         "error": None})
         self.clock = clock
-        self.playback: Playback | None = None
-        self.undone: int | None = None
-        """The round just taken back, for every display to say so (until the next round)."""
         self.lock = threading.RLock()
         self.hint_desk = HintDesk()
         self.listeners: list[Listener] = []
         self._streams: dict[str, int] = {}
-        self._epoch = 0
-        """Grows on every undo and new game: a bot's late pick for an older state is dropped."""
         epoch = int(store.setting("restarts", 0)) + 1
         with contextlib.suppress(StorageError):  # a full disk at start: run, and say so
             store.set_settings({"restarts": epoch})
         self.version = epoch * VERSION_EPOCH
-        self.hints = bool(store.setting("hints", False))
-        self.pacing = str(store.setting("pacing", default_pacing))
-        self.pause_ms = int(store.setting("pause_ms", default_pause_ms))
+        settings = Settings(bool(store.setting("hints", False)),
+                            str(store.setting("pacing", default_pacing)),
+                            int(store.setting("pause_ms", default_pause_ms)))
         self.day = Day(store)
         self.replays = Replays(store, self.day.start)  # replays and attract mode
-        self._restore()
-        self._rebuild()
-        if self.playback is None:
-            self._round_opened()  # after a restart mid-round, computer players pick again
+        self.state = self._restore(track_length, settings)
+        self._last = self._rebuild()
+        self._ask_bots()  # after a restart mid-round, computer players pick again
 
     # -- restoring from the store --------------------------------------------------
-    def _restore(self) -> None:
+    def _restore(self, track_length: int, settings: Settings) -> TableState:
         row = self.store.current_game()
         if row is None:
-            self.game_id = self.store.new_game(self.track_length)
+            self.store.new_game(track_length)
             row = self.store.current_game()
             assert row is not None
         self.game_id = row.id
-        rows = self.store.seats(row.id)
-        self.seats = [Seat(s.name, s.colour, s.token_hash, s.hosted, s.bot_level, s.id or "")
-                      for s in rows]
-        if any(not seat.id for seat in self.seats):  # seats kept before seat ids
-            taken = {seat.id for seat in self.seats}
-            for seat in self.seats:
+        seats = [Seat(s.name, s.colour, s.token_hash, s.hosted, s.bot_level, s.id or "")
+                 for s in self.store.seats(row.id)]
+        if any(not seat.id for seat in seats):  # seats kept before seat ids
+            taken = {seat.id for seat in seats}
+            for seat in seats:
                 if not seat.id:
                     seat.id = new_seat_id(taken)
                     taken.add(seat.id)
             with contextlib.suppress(StorageError):
-                self.store.replace_seats(row.id, [self._row(i, s)
-                                                  for i, s in enumerate(self.seats)])
-        self.game: Game | None = None
-        self.history: list[dict[str, Any]] = []
-        self.picks: dict[str, int] = {}
-        self.playback = None
+                self.store.replace_seats(row.id, _rows(seats))
         if row.started is None or row.setup is None or row.players is None:
-            return
-        self.track_length = row.track_length
+            return TableState(track_length, settings, seats)
         game = Game(row.players, Setup(row.setup["rhino"], tuple(row.setup["order"]),
                                        tuple(row.setup["dung"])),
                     row.track_length, kali_deck=row.kali_deck)
-        rounds = self.store.rounds(row.id)
-        playing = self.store.setting("playback", None)
-        before = None
-        for i, played in enumerate(rounds):
-            if i == len(rounds) - 1:
-                before = self._board_now(game)
-            events = game.play_round(played.cards, played.kali)
-            self.history.append(self._history_entry(game, events))
-        self.game = game
-        if before is not None and playing == [row.id, game.rounds_played]:
-            # stopped mid-playback: the round (already stored) plays again from step 0
-            self._begin_playback(before)
-        elif not game.finished:
-            self.picks = self.store.picks(row.id, game.current_round)
+        rounds = [(played.cards, played.kali) for played in self.store.rounds(row.id)]
+        replay_last = self.store.setting("playback", None) == [row.id, len(rounds)]
+        picks = self.store.picks(row.id, len(rounds) + 1)  # used only if a round is open
+        return TableState.restore(row.track_length, settings, seats, game, rounds, picks,
+                                  replay_last, self.clock())
 
-    # -- views ---------------------------------------------------------------------
+    # -- what the machine holds (read-only here: change it through commands) ----------
     @property
     def phase(self) -> str:
-        if self.game is None:
-            return "lobby"
-        if self.playing:
-            return "playing"
-        return "finished" if self.game.finished else "picking"
+        return self.state.phase
 
     @property
     def playing(self) -> bool:
-        return self.playback is not None and not self.playback.done
+        return self.state.playing
 
-    @staticmethod
-    def _board_now(game: Game) -> BoardState:
-        return BoardState(game.board.rhino, game.positions(), game.minus_points())
+    @property
+    def game(self) -> Game | None:
+        return self.state.game
 
-    def _rebuild(self, events: list[dict[str, Any]] | None = None) -> Change:
+    @property
+    def playback(self) -> Playback | None:
+        return self.state.playback
+
+    @property
+    def seats(self) -> list[Seat]:
+        return self.state.seats
+
+    @property
+    def track_length(self) -> int:
+        return self.state.track_length
+
+    @property
+    def hints(self) -> bool:
+        return self.state.settings.hints
+
+    @property
+    def pacing(self) -> str:
+        return self.state.settings.pacing
+
+    @property
+    def pause_ms(self) -> int:
+        return self.state.settings.pause_ms
+
+    # -- views ---------------------------------------------------------------------
+    def _rebuild(self, happened: tuple[TableEvent, ...] = (),
+                 replayed: tuple[Event, ...] | None = None) -> Change:
         self.version += 1
-        self.replays.observe((self.game_id, self.phase, tuple(s.id for s in self.seats)),
-                             self.phase == "lobby" and not self.seats, self.clock())
-        view = self._public_view()
+        state = self.state
+        self.replays.observe((self.game_id, state.phase, tuple(s.id for s in state.seats)),
+                             state.phase == "lobby" and not state.seats, self.clock())
+        view = public_view(self.state, Surroundings(
+            self.version, self.game_id, self.join_url(), self.lights_status(),
+            self._storage_status(), self.day.start(),
+            lambda name: self._streams.get(name, 0) > 0))
+        view["replay"] = self.replays.view()  # web/replay.py
+        view["booth"] = dict(self.replays.settings)
         before = getattr(self, "_last", None)
         patch = orjson.dumps(diff(before.view, view)) if before is not None else None
-        change = Change(self.version, view, orjson.dumps(view), patch, events)
-        self._last = change
-        return change
+        shown = next((e.events for e in happened if isinstance(e, StepShown)), replayed)
+        return Change(self.version, view, orjson.dumps(view), patch, shown, happened)
 
-    def _changed(self, events: list[dict[str, Any]] | None = None) -> None:
-        """Make the new public view and tell every listener (under the lock)."""
-        change = self._rebuild(events)
+    def _changed(self, happened: list[TableEvent] | None = None,
+                 replayed: tuple[Event, ...] | None = None) -> None:
+        """Make the new public view and tell every listener (under the lock);
+        ``replayed``: the events of a replay's step just shown (web/replay.py)."""
+        change = self._last = self._rebuild(tuple(happened or ()), replayed)
         for listener in list(self.listeners):
             listener(change)
+
+    def _commit(self, plan: Plan, game_id: int | None = None) -> list[TableEvent]:
+        """Apply a plan the store has already kept (``game_id``: the new game's)."""
+        happened = self.state.apply(plan, self.clock())
+        if game_id is not None:
+            self.game_id = game_id
+        self._after(happened)
+        return happened
+
+    def _after(self, happened: list[TableEvent]) -> None:
+        """After the machine moved: note in the store which round is being played (so a
+        restart plays it again), tell the listeners, then ask the computer players."""
+        for event in happened:
+            if isinstance(event, RoundResolved):
+                self._mark_playing([self.game_id, event.played.round])
+            elif isinstance(event, PlaybackEnded) or (
+                    isinstance(event, RoundUndone | LobbyOpened) and event.stopped_playback):
+                self._mark_playing(None)
+        self._changed(happened)
+        if any(isinstance(event, RoundOpened) for event in happened):
+            self._ask_bots()
 
     @property
     def current(self) -> Change:
         return self._last
 
-    def _public_view(self) -> dict[str, Any]:
-        game = self.game
-        playback = self.playback
-        playing = self.playing
-        lights = {**lights_summary(self.lights_status()), "pacing": self.pacing,
-                  "pause_ms": self.pause_ms}
-        if playing and playback is not None:  # the board as of the cursor, nothing after
-            board = playback.board()
-            minus, rhino, positions = board.minus_points, board.rhino, board.positions
-            history = self.history[:-1]
-            round_no = playback.round
-        else:
-            minus = game.minus_points() if game else {}
-            rhino = game.board.rhino if game else None
-            positions = game.positions() if game else {}
-            history = list(self.history)
-            round_no = (game.current_round if not game.finished else game.rounds_played) \
-                if game else 0
-        return {
-            "version": self.version,
-            "phase": self.phase,
-            "round": round_no,
-            "track_length": self.track_length,
-            "seats": [{"id": s.id, "name": s.name, "colour": s.colour, "bot": s.bot,
-                       "bot_level": s.bot_level, "hosted": s.hosted,
-                       "connected": s.bot or s.hosted or self._streams.get(s.name, 0) > 0,
-                       "picked": s.name in self.picks, "minus_points": minus.get(s.name, 0)}
-                      for s in self.seats],
-            "rhino": rhino,
-            "positions": positions,
-            "dung": list(game.setup.dung) if game else [],
-            "setup": game.setup.to_dict() if game else None,
-            "playback": playback.to_view() if playback else None,
-            "history": history,
-            "last_round": history[-1] if history else None,
-            "winners": game.winners() if game and game.finished and not playing else [],
-            "undone": self.undone,
-            "game_id": self.game_id,
-            "join_url": self.join_url(),
-            "hints": self.hints,
-            "lights": lights,
-            "storage": self._storage_status(),
-            "day_start": self.day.start(),
-            "replay": self.replays.view(),
-            "booth": dict(self.replays.settings),
-        }
-
     def _storage_status(self) -> dict[str, Any]:
         """Whether the store keeps changes: the host page warns when it does not."""
         problem = self.store.problem
         return {"ok": problem is None, "error": problem}
-
-    @staticmethod
-    def _history_entry(game: Game, events: list[Any]) -> dict[str, Any]:
-        played = game.rounds[-1]
-        return {"round": game.rounds_played,
-                "cards": dict(zip(game.players, played.cards, strict=True)),
-                "kali": played.kali, "events": [e.to_dict() for e in events],
-                "minus_points": game.minus_points()}
 
     def public_view(self) -> dict[str, Any]:
         """The current public view (the same dict every listener got: do not change it)."""
@@ -287,126 +267,58 @@ class Table:
     def me(self, token: str | None) -> dict[str, Any]:
         """The seat's private view: the public view plus its hand and pick."""
         with self.lock:
-            return self._private_view(self.seat_for(token))
+            return private_view(self.state, self._last.view, self.seat_for(token))
 
     def hosted_me(self, seat_id: str) -> dict[str, Any]:
         """A hosted seat's private view, asked for by the host page."""
         with self.lock:
-            return self._private_view(self._hosted_seat(seat_id))
+            return private_view(self.state, self._last.view, self._hosted_seat(seat_id))
 
     def hosted_pick(self, seat_id: str, round_no: object, card: object) -> dict[str, Any]:
         with self.lock:
             return self._pick(self._hosted_seat(seat_id), round_no, card)
 
     def _hosted_seat(self, seat_id: str) -> Seat:
-        seat = self._seat_with_id(seat_id)
+        seat = self.state.seat_with_id(seat_id)
         if not seat.hosted:
             raise ApiError(403, "not_hosted", f"{seat.name} picks on their own phone.")
         return seat
-
-    def _private_view(self, seat: Seat) -> dict[str, Any]:
-        view = dict(self._last.view)
-        hand = self.game.hand(seat.name) if self.game else list(range(12))
-        view["me"] = {"id": seat.id, "name": seat.name, "colour": seat.colour, "hand": hand,
-                      "pick": self.picks.get(seat.name), "hosted": seat.hosted,
-                      "bot": seat.bot}
-        return view
 
     # -- seats -----------------------------------------------------------------------
     def seat_for(self, token: str | None) -> Seat:
         if not token:
             raise ApiError(401, "no_token", "Join the table first: this needs your seat.")
-        hashed = token_hash(token)
-        for seat in self.seats:
-            if seat.token_hash == hashed:
-                return seat
-        raise ApiError(401, "unknown_token", "This phone has no seat at the table (any more): "
-                                             "please join again.")
+        seat = self.state.seat_by_hash(token_hash(token))
+        if seat is None:
+            raise ApiError(401, "unknown_token", "This phone has no seat at the table "
+                                                 "(any more): please join again.")
+        return seat
 
-    def _seat_named(self, name: object) -> Seat:
-        """The seat whose name folds to the same form (``kalimambo.web.names.fold``) as ``name``."""
-        if isinstance(name, str) and len(name) <= 4 * NAME_LOOKUP_MAX:
-            folded = fold(name.strip())
-            for seat in self.seats:
-                if fold(seat.name) == folded:
-                    return seat
-            raise ApiError(404, "no_such_seat", f"Nobody called {name.strip()} sits at "
-                                                "the table.")
-        raise ApiError(404, "no_such_seat", "Nobody by that name sits at the table.")
-
-    def _seat_with_id(self, seat_id: object) -> Seat:
-        if isinstance(seat_id, str):
-            for seat in self.seats:
-                if seat.id == seat_id:
-                    return seat
-        raise ApiError(404, "no_such_seat", "That seat is not at the table (any more).")
-
-    def _check_lobby(self) -> None:
-        if self.game is not None:
-            raise conflict("already_started", "The game has already started: seats are "
-                                              "fixed until the next game.")
+    def _add_seats(self, plan: AddSeats) -> None:
+        self.store.add_seats(self.game_id, _rows(plan.seats, plan.first))
+        self._commit(plan)
 
     def join(self, name: object, hosted: bool = False) -> tuple[Seat, str]:
         """A new seat and its token (only the phone gets it)."""
         with self.lock:
-            self._check_lobby()
-            clean = clean_name(name, [s.name for s in self.seats])
-            if len(self.seats) >= MAX_SEATS:
-                raise table_full()
             token = new_token()
-            seat = Seat(clean, free_colour(self.seats), token_hash(token), hosted=hosted,
-                        id=new_seat_id({s.id for s in self.seats}))
-            self.store.add_seats(self.game_id, [self._row(len(self.seats), seat)])
-            self.seats.append(seat)
-            self._changed()
-            return seat, token
-
-    def _row(self, pos: int, seat: Seat) -> SeatRow:
-        return SeatRow(pos, seat.name, seat.colour, seat.token_hash, seat.hosted,
-                       seat.bot_level, seat.id)
+            plan = self.state.plan_join(name, hosted=hosted, token_hash=token_hash(token))
+            self._add_seats(plan)
+            return plan.seats[0], token
 
     def remove_seat(self, name: object = None, seat_id: object = None) -> None:
         """Remove a seat before the start, named by its id or (folded) name."""
         with self.lock:
-            self._check_lobby()
-            seat = self._seat_with_id(seat_id) if seat_id is not None else \
-                self._seat_named(name)
-            self._renumber([s for s in self.seats if s is not seat])
-            self._changed()
-
-    def _renumber(self, seats: list[Seat]) -> None:
-        """Keep seats in the store at positions 0..n-1, in table order."""
-        self.store.replace_seats(self.game_id, [self._row(i, s) for i, s in enumerate(seats)])
-        self.seats = seats
+            plan: SetSeats = self.state.plan_remove(name, seat_id)
+            self.store.replace_seats(self.game_id, _rows(plan.seats))
+            self._commit(plan)
 
     def add_bots(self, count: object, level: object) -> list[str]:
         with self.lock:
-            self._check_lobby()
-            free = MAX_SEATS - len(self.seats)
-            if count is None:
-                count = free
-            if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-                raise bad_request("bad_count", "Say how many computer players: 1 or more.")
-            if level is None:
-                level = DEFAULT_LEVEL
-            if level not in bots.levels():
-                raise bad_request("bad_level", "The computer players' levels are "
-                                               + ", ".join(bots.levels()) + ".")
-            if count > free:
-                raise conflict("table_full", f"Only {free} seats are free.")
-            taken = {fold(s.name) for s in self.seats}
-            names = [n for n in BOT_NAMES if fold(n) not in taken][:count]
-            new: list[Seat] = []
-            for name in names:
-                seat = Seat(name, free_colour(self.seats + new), token_hash(new_token()),
-                            bot_level=str(level),
-                            id=new_seat_id({s.id for s in self.seats + new}))
-                new.append(seat)
-            self.store.add_seats(self.game_id, [self._row(len(self.seats) + i, s)
-                                                for i, s in enumerate(new)])
-            self.seats.extend(new)
-            self._changed()
-            return names
+            plan = self.state.plan_bots(count, level, bots.levels(),
+                                        new_hash=lambda: token_hash(new_token()))
+            self._add_seats(plan)
+            return [seat.name for seat in plan.seats]
 
     def stream_opened(self, token: str | None) -> None:
         """An event stream with a seat's token is open: that seat counts as connected."""
@@ -432,30 +344,13 @@ class Table:
     # -- the game ----------------------------------------------------------------------
     def start(self, setup: object, seed: int | None = None) -> None:
         with self.lock:
-            self._check_lobby()
-            players = [s.name for s in self.seats]
-            if len(players) < MIN_SEATS:
-                raise conflict("too_few_players", f"The game needs at least {MIN_SEATS} "
-                                                  f"explorers; {len(players)} sit at the table.")
-            try:
-                check_track_length(self.track_length, len(players), 0)
-                if setup is None:
-                    rng = random.Random(seed if seed is not None else secrets.randbits(64))
-                    chosen = random_setup(players, self.track_length, rng)
-                else:
-                    chosen = check_setup(setup, players, self.track_length)
-                deck = shuffled_deck(seed if seed is not None else secrets.randbits(64))
-                game = Game(players, chosen, self.track_length, kali_deck=deck)
-            except SetupError as error:
-                raise bad_request("bad_setup", f"That set-up does not work: {error}") from None
-            self.store.start_game(self.game_id, players, chosen.to_dict(), list(game.kali_deck),
-                                  [self._row(i, s) for i, s in enumerate(self.seats)])
-            self.game = game
-            self.picks = {}
-            self.history = []
-            self.undone = None
-            self._changed()
-            self._round_opened()
+            plan: StartGame = self.state.plan_start(
+                setup, seed if seed is not None else secrets.randbits(64),
+                seed if seed is not None else secrets.randbits(64))
+            self.store.start_game(self.game_id, list(plan.game.players),
+                                  plan.setup.to_dict(), list(plan.game.kali_deck),
+                                  _rows(self.state.seats))
+            self._commit(plan)
 
     def pick(self, token: str | None, round_no: object, card: object) -> dict[str, Any]:
         """Record a pick (or change it); the last pick resolves the round at once."""
@@ -466,57 +361,17 @@ class Table:
             return self._pick(seat, round_no, card)
 
     def _pick(self, seat: Seat, round_no: object, card: object) -> dict[str, Any]:
-        game = self.game
-        if game is None:
-            raise conflict("not_started", "The game has not started yet.")
-        if self.playing and self.playback is not None:
-            raise conflict("playing", f"Round {self.playback.round} is still being played "
-                                      "on the board: pick when it ends.")
-        if game.finished:
-            raise conflict("game_over", "The game is over: no more cards to play.")
-        if not isinstance(round_no, int) or isinstance(round_no, bool):
-            raise bad_request("bad_round", "Say which round the card is for.")
-        if round_no != game.current_round:
-            raise conflict("wrong_round", f"Round {round_no} is not being picked: "
-                                          f"round {game.current_round} is.")
-        try:
-            checked = game.check_card(seat.name, card)
-        except PlayError as error:
-            raise ApiError(400 if error.code == "bad_card" else 409, error.code,
-                           str(error)) from None
-        picks = {**self.picks, seat.name: checked}
-        if len(picks) < len(self.seats):
-            self.store.set_pick(self.game_id, round_no, seat.name, checked)
-            self.picks = picks
-            self._changed()
-            return {"round": round_no, "card": checked, "resolved": False}
-        self._resolve(picks)
-        return {"round": round_no, "card": checked, "resolved": True}
-
-    def _resolve(self, picks: dict[str, int]) -> None:
-        game = self.game
-        assert game is not None
-        round_no = game.current_round
-        kali = game.kali_deck[-1]
-        cards = {s.name: picks[s.name] for s in self.seats}
-        self.store.add_round(self.game_id, round_no, cards, kali,
-                             finished=round_no >= ROUNDS)
-        before = self._board_now(game)
-        events = game.play_round(cards, kali)
-        self.history.append(self._history_entry(game, events))
-        self.picks = {}
-        self.undone = None
-        self._begin_playback(before)
-        self._mark_playing([self.game_id, round_no])
-        if not self.tick():  # auto pacing shows the reveal at once; step pacing waits
-            self._changed()
+        plan = self.state.plan_pick(seat.name, round_no, card)
+        if isinstance(plan, PickCard):
+            self.store.set_pick(self.game_id, plan.round, plan.player, plan.card)
+        else:
+            self.store.add_round(self.game_id, plan.round, plan.cards, plan.kali,
+                                 finished=plan.finishes)
+        self._commit(plan)
+        return {"round": plan.round, "card": plan.card,
+                "resolved": isinstance(plan, ResolveRound)}
 
     # -- the playback ----------------------------------------------------------------
-    def _begin_playback(self, before: BoardState) -> None:
-        entry = self.history[-1]
-        self.playback = Playback.begin(entry["round"], entry["events"], before,
-                                       self.pacing, self.pause_ms, self.clock())
-
     def _mark_playing(self, value: list[int] | None) -> None:
         """Keep in the store which round is being played, so a restart plays it again."""
         with contextlib.suppress(StorageError):  # the round itself is stored already
@@ -526,114 +381,67 @@ class Table:
         """When the table's clock should call ``tick`` (auto pacing, a replay's next
         step, the empty lobby's attract time), else None."""
         with self.lock:
-            due = [self.playback.due if self.playing and self.playback else None,
-                   self.replays.due()]
+            due = [self.state.due, self.replays.due()]
             return min((d for d in due if d is not None), default=None)
 
     def tick(self) -> bool:
         """The clock: show the next step if its time has come (auto pacing)."""
         with self.lock:
-            playback = self.playback
-            if playback is None or playback.done or not playback.advance(self.clock()):
-                moved, events = self.replays.tick(self.clock(), self.pause_ms)
-                if moved:
-                    self._changed(events)
-                return moved
-            self._stepped()
-            return True
+            happened = self.state.tick(self.clock())
+            if happened:
+                self._after(happened)
+                return True
+            moved, events = self.replays.tick(self.clock(), self.pause_ms)
+            if moved:
+                self._changed(replayed=events)
+            return moved
 
     def next_step(self) -> dict[str, Any]:
         """"Next" (any pacing): show one more step; answers the playback."""
         with self.lock:
             if self.replays.active:
-                self._changed(self.replays.next(self.clock()))
+                self._changed(replayed=self.replays.next(self.clock()))
                 return self._last.view["replay"]["board"]["playback"] or {}
-            playback = self.playback
-            if playback is None or playback.done:
-                raise conflict("not_playing", "No round is being played right now.")
-            playback.next(self.clock())
-            self._stepped()
+            self._after(self.state.next_step(self.clock()))
             return self._last.view["playback"] or {}
 
     def skip(self) -> dict[str, Any]:
         """End the playback at once."""
         with self.lock:
             if self.replays.active:
-                self._changed(self.replays.skip(self.clock()))
+                self._changed(replayed=self.replays.skip(self.clock()))
                 return self._last.view["replay"]["board"]["playback"] or {}
-            playback = self.playback
-            if playback is None or playback.done:
-                raise conflict("not_playing", "No round is being played right now.")
-            playback.skip()
-            self._stepped()
+            self._after(self.state.skip())
             return self._last.view["playback"] or {}
-
-    def _stepped(self) -> None:
-        playback = self.playback
-        assert playback is not None
-        current = playback.current()
-        events = [dict(e) for e in current.events] if current else None
-        if playback.done:
-            self._mark_playing(None)
-        self._changed(events)
-        if playback.done:
-            self._round_opened()
 
     def undo(self) -> None:
         with self.lock:
-            game = self.game
-            if game is None:
-                raise conflict("not_started", "The game has not started yet.")
-            if not game.rounds:
-                raise conflict("nothing_to_undo", "No round has been played yet.")
-            undone = game.rounds_played
-            self.store.undo_round(self.game_id, undone)
-            game.undo()
-            self.history.pop()
-            self.picks = {}
-            if self.playback is not None:
-                self._mark_playing(None)
-            self.playback = None
-            self.undone = undone
-            self._epoch += 1
-            self._changed()
-            self._round_opened()
+            plan: UndoRound = self.state.plan_undo()
+            self.store.undo_round(self.game_id, plan.round)
+            self._commit(plan)
 
     def new_game(self, keep_seats: object = True) -> None:
         """Archive this game and open a new lobby, with the same seats (people and
         computer players) unless asked to clear them."""
         with self.lock:
-            if not isinstance(keep_seats, bool):
-                raise bad_request("bad_keep_seats", "keep_seats is true or false.")
-            seats = self.seats if keep_seats else []
-            self.game_id = self.store.new_game(
-                self.track_length, archive=self.game_id,
-                seats=[self._row(i, s) for i, s in enumerate(seats)])
-            self.seats = list(seats)
-            if self.playback is not None:
-                self._mark_playing(None)
-            self.game = None
-            self.history = []
-            self.picks = {}
-            self.playback = None
-            self.undone = None
+            plan: OpenLobby = self.state.plan_new_game(keep_seats)
+            game_id = self.store.new_game(self.state.track_length, archive=self.game_id,
+                                          seats=_rows(plan.seats))
             self._streams = {name: n for name, n in self._streams.items()
-                             if any(s.name == name for s in self.seats)}
-            self._epoch += 1
-            self._changed()
+                             if any(s.name == name for s in plan.seats)}
+            self._commit(plan, game_id)
 
     # -- computer players -------------------------------------------------------------
-    def _round_opened(self) -> None:
-        """Ask every computer player for its card (at once, or in the background)."""
-        game = self.game
-        if game is None or game.finished:
-            return
-        for seat in self.seats:
-            if seat.bot and seat.name not in self.picks:
-                self._schedule_bot(seat, game)
+    def _ask_bots(self) -> None:
+        """Ask every computer player still to pick for its card (at once, or in the
+        background)."""
+        game = self.state.game
+        for seat in self.state.waiting_bots():
+            assert game is not None
+            self._schedule_bot(seat, game)
 
     def _schedule_bot(self, seat: Seat, game: Game) -> None:
-        key = (self.game_id, self._epoch, game.current_round)
+        key = (self.game_id, self.state.epoch, game.current_round)
         snapshot = copy.deepcopy(game)
         seed = _seed(self.game_id, game.current_round, seat.name)
         level = seat.bot_level or DEFAULT_LEVEL
@@ -642,11 +450,12 @@ class Table:
         def think() -> None:
             card = self.runner.compute(lambda: bots.choose_card(level, snapshot, name, seed))
             with self.lock:
-                if key != (self.game_id, self._epoch,
-                           self.game.current_round if self.game else 0):
+                state = self.state
+                if key != (self.game_id, state.epoch,
+                           state.game.current_round if state.game else 0):
                     return
-                current = next((s for s in self.seats if s.name == name), None)
-                if current is None or name in self.picks:
+                current = next((s for s in state.seats if s.name == name), None)
+                if current is None or name in state.picks:
                     return
                 try:
                     self._pick(current, key[2], card)
@@ -659,33 +468,16 @@ class Table:
     def settings(self, data: dict[str, Any]) -> dict[str, Any]:
         """Change hints and light pacing; unknown keys are refused, nothing half-set."""
         with self.lock:
-            known = {"hints", "pacing", "pause_ms", "attract", "attract_after_s", "sound"}
-            unknown = sorted(set(data) - known)
-            if unknown:
-                raise bad_request("bad_setting", f"There is no setting {unknown[0]!r}.")
-            hints = data.get("hints", self.hints)
-            pacing = data.get("pacing", self.pacing)
-            pause = data.get("pause_ms", self.pause_ms)
-            if not isinstance(hints, bool):
-                raise bad_request("bad_setting", "hints is true or false.")
-            if pacing not in PACINGS:
-                raise bad_request("bad_setting", "pacing is 'auto' or 'step'.")
-            if not isinstance(pause, int) or isinstance(pause, bool) or \
-                    not PAUSE_MS_MIN <= pause <= PAUSE_MS_MAX:
-                raise bad_request("bad_setting", "pause_ms is a whole number of "
-                                                 f"milliseconds from {PAUSE_MS_MIN} to "
-                                                 f"{PAUSE_MS_MAX}.")
-            booth = check_settings(data)
-            self.store.set_settings({"hints": hints, "pacing": pacing, "pause_ms": pause,
-                                     **booth})
-            self.hints, self.pacing, self.pause_ms = hints, str(pacing), pause
-            if self.playback is not None and not self.playback.done:
-                self.playback.set_pacing(self.pacing, pause, self.clock())
+            plan: ChangeSettings = self.state.plan_settings(
+                {key: value for key, value in data.items() if key not in BOOTH_SETTINGS})
+            booth = check_settings(data)  # the booth's (web/replay.py)
+            answer = plan.settings.to_dict()
+            self.store.set_settings({**answer, **booth})
             self.replays.apply(booth, self.clock())
-            self.replays.set_pacing(self.pacing, pause, self.clock())
-            self._changed()
-            return {"hints": hints, "pacing": pacing, "pause_ms": pause,
-                    **self.replays.settings}
+            self.replays.set_pacing(plan.settings.pacing, plan.settings.pause_ms,
+                                    self.clock())
+            self._commit(plan)
+            return {**answer, **self.replays.settings}
 
     def new_day(self) -> float:
         """The host's "new day": the leaderboard counts games from now on."""
@@ -699,7 +491,7 @@ class Table:
         with self.lock:
             events = self.replays.start(game_id, self.phase, self.pacing, self.pause_ms,
                                         self.clock())
-            self._changed(events)
+            self._changed(replayed=events)
             return dict(self._last.view["replay"])
 
     def stop_replay(self) -> None:
@@ -716,18 +508,12 @@ class Table:
     def hint(self, token: str | None) -> dict[str, Any]:
         with self.lock:
             seat = self.seat_for(token)
-            if not self.hints:
-                raise ApiError(403, "hints_off", "Hints are switched off at this table.")
-            game = self.game
-            if game is None or game.finished:
-                raise conflict("no_round", "There is no round to pick for right now.")
-            key = (self.game_id, self._epoch, game.current_round, seat.id)
+            game = self.state.check_hint()
+            key = (self.game_id, self.state.epoch, game.current_round, seat.id)
             snapshot = copy.deepcopy(game)
             seed = _seed(self.game_id, game.current_round, seat.name, "hint")
         found = self.hint_desk.get(key, lambda: self.runner.compute(
             lambda: bots.suggest(snapshot, seat.name, seed)))
-        if found is None:
-            raise ApiError(503, "no_hints", "Hints are not available on this table yet.")
         return {"round": snapshot.current_round, "card": found.card, "code": found.code,
                 "params": found.params}
 
