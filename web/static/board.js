@@ -15,7 +15,7 @@ import { storageGet } from "./common/storage.js";
 import { renderChart } from "./board/chart.js";
 import { renderLeaderboard } from "./board/leaderboard.js";
 import { loadPin, renderLobby } from "./board/lobby.js";
-import { narrate, say } from "./board/narration.js";
+import { gameOver, narrate, say } from "./board/narration.js";
 import { pause, wait } from "./board/pacing.js";
 import { MAMBO, drawRing, figureKey, slide } from "./board/ring.js";
 import { renderScores } from "./board/scores.js";
@@ -33,9 +33,11 @@ function stepKey(view) {
 async function animate(step, view) {
   const shown = state.shown;
   const events = step.events || [];
+  // the round so far, up to this step: its reveal says who played the lowest card
+  const round = (view.playback && view.playback.shown) || events;
   for (let index = 0; index < events.length; index += 1) {
     const ev = events[index];
-    const text = narrate(ev, events, index);
+    const text = narrate(ev, events, index, round);
     if (ev.type === "reveal") state.cards = ev;
     if (ev.type === "move") {
       say(text);
@@ -127,7 +129,7 @@ function render() {
   if (!state.playing) {
     if (view.phase === "lobby") say(t("board.ready"));
     else if (view.phase === "finished") {
-      say(t("ev.game_over", { names: (view.winners || []).join(", ") }));
+      say(gameOver(view.winners));
     } else if (view.undone && view.phase === "picking") {
       say(t("table.undone", { round: view.undone }));
     } else if (view.phase === "picking") {
