@@ -2,8 +2,9 @@
 real browser: the board read across a room at 1280x800 and 1920x1080, the phone at
 360 px, the host page.
 
-- the board's caption follows the game (no "Scan the code..." after Start), and says
-  who pays for a dung hit, a rhino run or Kali, and why (lowest card);
+- the board's caption follows the game (no "Scan the code..." after Start, no stale
+  count once everyone has picked, the same words after a reload mid-playback), and
+  says who pays for a dung hit, a rhino run or Kali, and why (lowest card);
 - ring labels and space numbers are at least 2.5% of the screen's height;
 - the ring keeps its size whatever the caption says; names fit in the score table;
 - on the phone: the hand stays put after confirming; an error never covers Cancel or
@@ -141,6 +142,9 @@ def test_the_board_reads_across_the_room(server: Server, browser: Any,
         # the round is played step by step: every step keeps the ring where it was, and a
         # hit says who pays and why
         assert wait_for(lambda: server.state()["phase"] == "playing")
+        # before the first step: not the picking's count any more
+        board.wait_for_function("() => document.getElementById('narration').textContent"
+                                ".includes('everyone has picked')", timeout=WAIT_MS)
         game = server.state()["game_id"]
         steps = server.state()["playback"]["steps"]
         said: list[str] = []
@@ -152,6 +156,14 @@ def test_the_board_reads_across_the_room(server: Server, browser: Any,
             assert board.evaluate(BOX_JS, "#ring") == ring_box, said[-1]
             if k == 3:
                 board.screenshot(path=str(artifacts / "item7-board-playing-1280x800.png"))
+            if k == 2:  # reloaded mid-playback, the board says what it said before
+                board.reload()
+                board.wait_for_function("(key) => document.body.dataset.step === key",
+                                        arg=f"{game}/1/{k}", timeout=WAIT_MS)
+                board.wait_for_function("(text) => document.getElementById('narration')"
+                                        ".textContent === text", arg=said[-1],
+                                        timeout=WAIT_MS)
+                assert board.evaluate(BOX_JS, "#ring") == ring_box
         record = server.state()["history"][0]["events"]
         dung = [e for e in record if e["type"] == "dung"]
         runs = [e for e in record if e["type"] == "rhino_run"]

@@ -15,7 +15,7 @@ import { storageGet } from "./common/storage.js";
 import { renderChart } from "./board/chart.js";
 import { renderLeaderboard } from "./board/leaderboard.js";
 import { loadPin, renderLobby } from "./board/lobby.js";
-import { gameOver, narrate, say } from "./board/narration.js";
+import { gameOver, narrate, playbackCaption, say } from "./board/narration.js";
 import { pause, wait } from "./board/pacing.js";
 import { MAMBO, drawRing, figureKey, slide } from "./board/ring.js";
 import { renderScores } from "./board/scores.js";
@@ -135,6 +135,8 @@ function render() {
     } else if (view.phase === "picking") {
       const picked = (view.seats || []).filter((s) => s.picked).length;
       say(t("board.picking", { done: picked, total: (view.seats || []).length }));
+    } else if (view.phase === "playing" && view.playback) {
+      say(playbackCaption(view.playback));  // not the lobby's or the picking's words
     }
   }
   drawRing();

@@ -160,6 +160,7 @@ function renderHand() {
   const view = state.view;
   const seat = mySeat();
   const picking = view.phase === "picking";
+  $("hand-caption").hidden = view.phase !== "lobby";
   drawCards($("hand"), {
     hand: me.hand,
     preview: view.phase === "lobby",

@@ -90,6 +90,19 @@ export function narrate(ev, events, index, round) {
   }
 }
 
+/** The caption for a playback as it stands: the sentence of the step just shown (a page
+    loaded mid-playback says what the others say), or before the first step that
+    everyone has picked. */
+export function playbackCaption(playback) {
+  const shown = playback.shown || [];
+  let text = null;
+  if (playback.current) {
+    const events = shown.slice(playback.current.first);
+    events.forEach((ev, i) => { text = narrate(ev, events, i, shown) || text; });
+  }
+  return text || t("board.playing", { round: playback.round });
+}
+
 /** "Game over! Winner: Anna." (or "Winners: ..." for a shared win). */
 export function gameOver(winners) {
   const names = winners || [];
