@@ -186,6 +186,8 @@ function wireControls() {
 
 startPage();
 onLang(() => render());
+// the ring's text sizes follow its size on screen (ring.js): drawn again for a new size
+window.addEventListener("resize", () => { if (!state.playing) drawRing(); });
 loadPin();
 wireControls();
 findHost();
