@@ -19,6 +19,7 @@ Screenshots go to tests/artifacts/ (phone at 360 px, board at 1280x800 and 1920x
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +63,9 @@ async (text) => {
 def small_ring_text(page: Any) -> list[str]:
     """Every piece of text on the ring smaller than READABLE of the screen's height
     (after waiting, with a ceiling, for the ring to be drawn for the screen's size)."""
-    try:
+    with suppress(PlaywrightTimeout):  # the measurement below says what is too small
         page.wait_for_function(f"(r) => ({RING_TEXT_JS})().every(t => t.px >= r *"
                                " window.innerHeight - 0.01)", arg=READABLE, timeout=WAIT_MS)
-    except PlaywrightTimeout:
-        pass  # the measurement below says what is too small
     height = page.evaluate("() => window.innerHeight")
     found: list[dict[str, Any]] = page.evaluate(RING_TEXT_JS)
     assert found, "no text on the ring"
