@@ -171,6 +171,9 @@ def test_the_board_reads_across_the_room(server: Server, browser: Any,
                                         ".textContent === text", arg=said[-1],
                                         timeout=WAIT_MS)
                 assert board.evaluate(BOX_JS, "#ring") == ring_box
+                # the round's cards are still on the ring, and nobody is said to pick
+                assert board.locator("#ring .badges text").count() == len(NAMES) + 1
+                assert "picked" not in (board.text_content("#phase") or "")
         record = server.state()["history"][0]["events"]
         dung = [e for e in record if e["type"] == "dung"]
         runs = [e for e in record if e["type"] == "rhino_run"]

@@ -101,7 +101,9 @@ function onView(view) {
     // cursor as it is, no replay
     state.queue = [];
     state.shown = snapshot(view);
-    state.cards = null;
+    // mid-playback the round's cards stay on the ring (its reveal has been shown)
+    state.cards = view.phase === "playing" && p
+      ? (p.shown || []).find((ev) => ev.type === "reveal") || null : null;
     if (!state.playing) document.body.dataset.step = key;
     if (!state.playing) render();
   } else if (!state.playing) {

@@ -128,7 +128,7 @@ function drawBadges(ring) {
     const space = state.shown.positions.get(name);
     if (space === undefined) continue;
     const kali = name === "Kali";
-    const w = 1.25 * u;
+    const w = 1.5 * u;  // "11" in bold at the readable size
     const h = 1.35 * u;
     group.appendChild(svg("g", { class: `fig ${kali ? "kali" : `c-${colourOf(state.view, name)}`}`,
       transform: at(point(space, Math.min(R + rs + 0.75 * u + 10, 500 - h / 2))) },
