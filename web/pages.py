@@ -20,6 +20,7 @@ import segno
 from flask import Blueprint, Response, current_app, render_template, request
 
 from kalimambo.engine.players import DEFAULT_LEVEL, LEVELS
+from kalimambo.web.seats import NAME_MAX
 
 bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static")
@@ -78,7 +79,7 @@ def _page(template: str, page: str, script: str, **context: Any) -> Response:
 @bp.get("/")
 def phone() -> Response:
     """The phone: join, pick a card, see what the round did to you."""
-    return _page("phone.html", "app", "phone.js")
+    return _page("phone.html", "app", "phone.js", name_max=NAME_MAX)
 
 
 @bp.get("/board")
@@ -92,7 +93,8 @@ def board() -> Response:
 @bp.get("/host")
 def host() -> Response:
     """The host's controls: start, seats, computer players, undo, lights."""
-    return _page("host.html", "host", "host.js", levels=LEVELS, default_level=DEFAULT_LEVEL)
+    return _page("host.html", "host", "host.js", levels=LEVELS, default_level=DEFAULT_LEVEL,
+                 name_max=NAME_MAX)
 
 
 @bp.after_request

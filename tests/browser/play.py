@@ -60,14 +60,15 @@ def join(page: Any, url: str, name: str) -> None:
 def hand(page: Any) -> list[int]:
     """The cards still in hand, as the page shows them."""
     values: list[str] = page.eval_on_selector_all(
-        "#hand .card:not(.played)", "nodes => nodes.map(n => n.dataset.card)")
+        "#hand button.card:not(.played)", "nodes => nodes.map(n => n.dataset.card)")
     return sorted(int(v) for v in values)
 
 
 def wait_for_hand(page: Any, size: int) -> None:
     """Wait until the page shows a hand of ``size`` cards open for picking."""
     page.wait_for_function(
-        "n => document.querySelectorAll('#hand .card:not(.played):not([disabled])').length === n",
+        "n => document.querySelectorAll('#hand button.card:not(.played):not([disabled])')"
+        ".length === n",
         arg=size, timeout=WAIT_MS)
 
 

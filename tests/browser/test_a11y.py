@@ -219,7 +219,7 @@ def test_host_page_keeps_focus_and_typed_text_across_new_views(server: Server,
             .endswith("Caro↑")
         assert host.evaluate(
             "() => Array.from(document.querySelectorAll('#setup-order .grow'))"
-            ".map(n => n.textContent)") == ["Ana", "Caro", "Ben", "Dora"]
+            ".map(n => n.textContent)") == ["Ana", "Caro", "Ben", "Dora", "Kali"]
         new_view_arrives("Emil", 5)  # a new seat: a new order, the focused row stays
         assert host.evaluate("() => document.activeElement.closest('li') !== null")
 

@@ -143,6 +143,12 @@ def test_three_phones_play_a_whole_game(server: Server, browser: Any, artifacts:
         winners_text = board.text_content("#winners") or ""
         for name in final["winners"]:
             assert name in winners_text
+        if len(final["winners"]) == 1:  # one winner: "Winner", on the board and the phones
+            assert winners_text.startswith("Winner:"), winners_text
+            assert "Winners" not in (board.text_content("#narration") or "")
+            loser = next(p for p, n in zip(phones, NAMES, strict=True)
+                         if n not in final["winners"])
+            assert (loser.text_content("#over-text") or "").startswith("The winner:")
         board.wait_for_selector("#chart-box", state="visible", timeout=WAIT_MS)
         assert board.locator("#chart polyline").count() == len(NAMES)
         totals = board.eval_on_selector_all(

@@ -38,12 +38,15 @@ def used_keys() -> set[str]:
         html = path.read_text("utf-8")
         found |= set(re.findall(r'data-i18n(?:-placeholder|-label)?="([\w.]+)"', html))
         found |= set(re.findall(r't\["([\w.]+)"\]', html))  # pages drawn on the server
+        for tag in re.findall(r"{[{%](.*?)[%}]}", html, re.S):  # a macro's arguments
+            found |= {k for k in re.findall(r'"([a-z]+\.[\w.]+)"', tag)
+                      if not k.endswith(".html")}
     for path in STATIC.rglob("*.js"):
         text = path.read_text("utf-8")
         found |= set(re.findall(r'\bt\(\s*"([\w.]+)"', text))
         found |= set(re.findall(r'"data-i18n": "([\w.]+)"', text))
         found |= set(re.findall(r'\["([a-z]+\.[\w.]+)"\]', text))
-        found |= {m for m in re.findall(r'\?\s*"([a-z]+\.[a-z_]+)"\s*:\s*"([a-z]+\.[a-z_]+)"',
+        found |= {m for m in re.findall(r'\?\s*"([a-z]+\.[\w.]+)"\s*:\s*"([a-z]+\.[\w.]+)"',
                                         text) for m in m}
     return found
 

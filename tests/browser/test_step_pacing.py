@@ -51,7 +51,7 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
                                     arg=f"{game}/1/{k}", timeout=WAIT_MS)
 
         for page, card in zip(phones, (11, 7, 3), strict=True):
-            page.wait_for_selector('#hand .card[data-card="0"]:not([disabled])',
+            page.wait_for_selector('#hand button.card[data-card="0"]:not([disabled])',
                                    timeout=WAIT_MS)
             pick(page, card)
             if page is not phones[-1]:

@@ -15,7 +15,7 @@ import { storageGet } from "./common/storage.js";
 import { renderChart } from "./board/chart.js";
 import { renderLeaderboard } from "./board/leaderboard.js";
 import { loadPin, renderLobby } from "./board/lobby.js";
-import { narrate, say } from "./board/narration.js";
+import { gameOver, narrate, playbackCaption, say } from "./board/narration.js";
 import { pause, wait } from "./board/pacing.js";
 import { renderReplay, setHost, shownView, wireReplay } from "./board/replay.js";
 import { MAMBO, drawRing, figureKey, slide } from "./board/ring.js";
@@ -35,9 +35,11 @@ function stepKey(view) {
 async function animate(step, view) {
   const shown = state.shown;
   const events = step.events || [];
+  // the round so far, up to this step: its reveal says who played the lowest card
+  const round = (view.playback && view.playback.shown) || events;
   for (let index = 0; index < events.length; index += 1) {
     const ev = events[index];
-    const text = narrate(ev, events, index);
+    const text = narrate(ev, events, index, round);
     cue(ev);  // the booth's sound, as the cursor's step is animated
     if (ev.type === "reveal") state.cards = ev;
     if (ev.type === "move") {
@@ -103,7 +105,9 @@ function onView(tableView) {
     // cursor as it is, no replay
     state.queue = [];
     state.shown = snapshot(view);
-    state.cards = null;
+    // mid-playback the round's cards stay on the ring (its reveal has been shown)
+    state.cards = view.phase === "playing" && p
+      ? (p.shown || []).find((ev) => ev.type === "reveal") || null : null;
     if (!state.playing) document.body.dataset.step = key;
     if (!state.playing) render();
   } else if (!state.playing) {
@@ -132,12 +136,14 @@ function render() {
   if (!state.playing) {
     if (view.phase === "lobby") say(t("board.ready"));
     else if (view.phase === "finished") {
-      say(t("ev.game_over", { names: (view.winners || []).join(", ") }));
+      say(gameOver(view.winners));
     } else if (view.undone && view.phase === "picking") {
       say(t("table.undone", { round: view.undone }));
     } else if (view.phase === "picking") {
       const picked = (view.seats || []).filter((s) => s.picked).length;
       say(t("board.picking", { done: picked, total: (view.seats || []).length }));
+    } else if (view.phase === "playing" && view.playback) {
+      say(playbackCaption(view.playback));  // not the lobby's or the picking's words
     }
   }
   drawRing();
@@ -188,6 +194,8 @@ function wireControls() {
 
 startPage();
 onLang(() => render());
+// the ring's text sizes follow its size on screen (ring.js): drawn again for a new size
+window.addEventListener("resize", () => { if (!state.playing) drawRing(); });
 loadPin();
 wireControls();
 wireReplay();

@@ -8,6 +8,7 @@ import { modal } from "./common/dialog.js";
 import { $, setText } from "./common/dom.js";
 import { onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
+import { nameCounter } from "./common/namecount.js";
 import { startPage } from "./common/page.js";
 import { clearToast, toast } from "./common/toast.js";
 import { renderArchive } from "./host/archive.js";
@@ -17,7 +18,7 @@ import { closeHandover, handoverPending, openHandover } from "./host/handover.js
 import { renderLights } from "./host/lights.js";
 import { renderSeats } from "./host/seats.js";
 import { act, checkLogin, hostToken, logout, onLogout, setHostToken } from "./host/session.js";
-import { enteredSetup, renderOrder } from "./host/setup.js";
+import { enteredSetup, renderOrder, wireOrder } from "./host/setup.js";
 
 let view = null;
 
@@ -119,6 +120,7 @@ const confirmUndo = modal($("confirm-undo"), (answer) => {
 
 wireNewDay();
 wireBooth();
+wireOrder();
 $("login-form").addEventListener("submit", login);
 $("local-login").addEventListener("click", () => loginWith({}));
 $("logout").addEventListener("click", logout);
@@ -126,11 +128,15 @@ $("undo").addEventListener("click", () => confirmUndo.open($("undo-cancel")));
 $("new-game").addEventListener("click", () => confirmNew.open($("new-cancel")));
 $("add-bots").addEventListener("click", () => act($("add-bots"), "POST", "/host/bots",
   { count: Number($("bot-count").value), level: $("bot-level").value }));
+const hostedCount = nameCounter($("hosted-name"), $("hosted-count"));
 $("hosted-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const name = $("hosted-name").value.trim();
   if (!name) return;
-  if (await act(null, "POST", "/host/seats", { name })) $("hosted-name").value = "";
+  if (await act(null, "POST", "/host/seats", { name })) {
+    $("hosted-name").value = "";
+    hostedCount();
+  }
 });
 $("start-random").addEventListener("click", () => act($("start-random"), "POST", "/host/start", {}));
 $("setup-form").addEventListener("submit", (event) => {

@@ -8,6 +8,7 @@ import { modal } from "./common/dialog.js";
 import { $, el } from "./common/dom.js";
 import { colourTag, onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
+import { nameCounter } from "./common/namecount.js";
 import { seatOf } from "./common/names.js";
 import { startPage } from "./common/page.js";
 import { storageGet, storageSet } from "./common/storage.js";
@@ -159,8 +160,10 @@ function renderHand() {
   const view = state.view;
   const seat = mySeat();
   const picking = view.phase === "picking";
+  $("hand-caption").hidden = view.phase !== "lobby";
   drawCards($("hand"), {
     hand: me.hand,
+    preview: view.phase === "lobby",
     colour: seat ? seat.colour : "natural",
     pick: picking ? me.pick : null,
     selected: picking ? state.selected : null,
@@ -185,7 +188,7 @@ function renderPickers() {
     list.appendChild(el("li", { class: `chip ${seat.picked ? "done" : "waiting"}` },
       el("span", { class: `dot c-${seat.colour}`, "aria-hidden": "true" }),
       seat.name, " ",
-      el("span", { class: "muted" }, seat.picked ? `✓ ${t("pick.picked")}` : `… ${t("pick.thinking")}`)));
+      el("span", { class: "muted" }, seat.picked ? `✓ ${t("pick.picked")}` : t("pick.thinking"))));
   }
 }
 
@@ -224,7 +227,8 @@ function renderOver() {
   if (winners.includes(me)) {
     $("over-text").textContent = winners.length > 1 ? t("over.shared") : t("over.won");
   } else {
-    $("over-text").textContent = t("over.lost", { names: winners.join(", ") });
+    $("over-text").textContent = t(winners.length === 1 ? "over.lost.one" : "over.lost",
+      { names: winners.join(", ") });
   }
   $("over-points").textContent = t("over.place", { points: seat ? seat.minus_points : 0 });
   const ranking = $("over-ranking");
@@ -313,6 +317,7 @@ function onView(view) {
 
 // ------------------------------------------------------------- wiring
 $("join-form").addEventListener("submit", join);
+nameCounter($("name"), $("name-count"));
 $("confirm").addEventListener("click", confirmPick);
 $("cancel").addEventListener("click", () => { state.selected = null; render(); });
 $("hint").addEventListener("click", askHint);

@@ -15,6 +15,10 @@ function phaseText() {
   if (view.phase === "lobby") return t("board.waiting", { count: seats.length });
   if (state.playing && state.cards) return t("phase.picking", { round: state.cards.round });
   if (view.phase === "finished") return t("phase.finished");
+  // during a playback nobody picks: no "0 of 3 have picked" for the round to come
+  if (view.phase === "playing" && view.playback) {
+    return t("phase.picking", { round: view.playback.round });
+  }
   return `${t("phase.picking", { round: view.round })} · ${t("board.picking", {
     done: seats.filter((s) => s.picked).length, total: seats.length })}`;
 }

@@ -1,27 +1,58 @@
-/* The line of words under the ring: what each event did, as it is played. */
+/* The line of words under the ring: what each event did, as it is played, and for
+   every hit who pays and why (the hit figure's player; for Kali, whoever played the
+   lowest card of the round). */
 
 import { $ } from "../common/dom.js";
 import { figureName, t } from "../common/i18n.js";
 import { forward, trackLength } from "../common/ring.js";
 import { state } from "./state.js";
 
-/** The players who pay for the hit at `index` (the penalties right after it). */
-function payersAfter(events, index, cause) {
+/** The penalties for one hit, from events[from] on: who pays and how much. */
+function penaltiesFrom(events, from, cause, figure) {
   const names = [];
   let points = 0;
-  for (let i = index + 1; i < events.length; i += 1) {
+  for (let i = from; i < events.length; i += 1) {
     const ev = events[i];
     if (ev.type !== "penalty") break;
-    if (ev.cause !== cause) continue;
+    if (ev.cause !== cause || (figure !== undefined && ev.figure !== figure)) continue;
     names.push(ev.player);
     points = ev.points;
   }
   return { names, points };
 }
 
-/** The sentence for events[index], or null for an event that has none of its own. */
-export function narrate(ev, events, index) {
+/** Who pays for Kali: the players of the round's lowest card (from its reveal). */
+function lowestCard(round) {
+  const reveal = [...round].reverse().find((ev) => ev.type === "reveal");
+  const cards = reveal ? Object.entries(reveal.cards || {}) : [];
+  if (!cards.length) return null;
+  const card = Math.min(...cards.map(([, value]) => value));
+  return { card, names: cards.filter(([, value]) => value === card).map(([name]) => name) };
+}
+
+const list = (names) => names.map((name) => figureName(name)).join(", ");
+
+/** The sentence for a hit (dung or a rhino run) on `figure`, naming who pays: the hit
+    explorer's player, or for Kali whoever played the round's lowest card. */
+function hit(ev, params, events, index, round) {
+  const dung = ev.type === "dung";
+  const figure = dung ? ev.figure : ev.rammed;
+  if (figure !== "Kali") return t(dung ? "ev.dung_own" : "ev.rhino_own", params);
+  const low = lowestCard(round);
+  const after = penaltiesFrom(events, index + 1, dung ? "dung" : "rammed", "Kali");
+  const names = after.names.length ? after.names : (low ? low.names : []);
+  if (!low || !names.length) return t(dung ? "ev.dung_hit" : "ev.rhino_hit", params);
+  const full = { ...params, payers: list(names), card: low.card };
+  if (dung) return t(names.length > 1 ? "ev.dung_kali_many" : "ev.dung_kali", full);
+  return t(names.length > 1 ? "ev.rhino_kali_many" : "ev.rhino_kali", full);
+}
+
+/** The sentence for events[index] (one step's events, or a whole round's), or null for
+    an event that has none of its own.  `round` is the round's events so far (its
+    reveal tells who played the lowest card); it defaults to `events`. */
+export function narrate(ev, events, index, round) {
   const L = trackLength(state.view);
+  const seen = round || events;
   const fig = figureName(ev.figure || "");
   switch (ev.type) {
     case "reveal": return t("ev.reveal", { round: ev.round, kali: ev.kali });
@@ -34,35 +65,60 @@ export function narrate(ev, events, index) {
       if (ev.reason === "front") return t("ev.stay_front", { figure: fig, card: ev.card });
       return t("ev.stay_tie", { figure: fig, card: ev.card,
         other: figureName(ev.beaten_by || "?") });
-    case "dung": {
-      const paid = payersAfter(events, index, "dung");
-      if (!paid.names.length) return t("ev.dung_hit", { figure: fig, space: ev.space });
-      return t("ev.dung", { figure: fig, space: ev.space, points: paid.points,
-        payers: paid.names.join(", ") });
-    }
-    case "rhino_run": {
-      const paid = payersAfter(events, index, "rammed");
-      if (!paid.names.length) {
-        return t("ev.rhino_hit", { spaces: ev.spaces, figure: figureName(ev.rammed) });
-      }
-      return t("ev.rhino_run", { spaces: ev.spaces, figure: figureName(ev.rammed),
-        points: paid.points, payers: paid.names.join(", ") });
-    }
+    case "dung":
+      return hit(ev, { figure: fig, space: ev.space }, events, index, seen);
+    case "rhino_run":
+      return hit(ev, { figure: figureName(ev.rammed), spaces: ev.spaces }, events, index, seen);
     case "penalty": {
-      // a step of penalties (one hit): said once, at its first
-      if (index > 0 && events[index - 1].type === "penalty") return null;
-      const paid = payersAfter(events, index - 1, ev.cause);
-      return t("ev.penalty", { points: paid.points,
-        payers: paid.names.map((name) => figureName(name)).join(", ") });
+      // the penalties of one hit are said once, at the first
+      const before = index > 0 ? events[index - 1] : null;
+      if (before && before.type === "penalty" && before.cause === ev.cause
+          && before.figure === ev.figure) return null;
+      const paid = penaltiesFrom(events, index, ev.cause, ev.figure);
+      const payers = list(paid.names);
+      if (!ev.for_kali) {
+        return t(ev.cause === "dung" ? "ev.pay_dung" : "ev.pay_rammed",
+          { payers, points: paid.points });
+      }
+      const low = lowestCard(seen);
+      return t(paid.names.length > 1 ? "ev.pay_kali_many" : "ev.pay_kali",
+        { payers, points: paid.points, card: low ? low.card : "?" });
     }
     case "round_end":
-      return ev.game_over ? t("ev.game_over", { names: (ev.winners || []).join(", ") })
-        : t("ev.round_end", { round: ev.round });
+      return ev.game_over ? gameOver(ev.winners) : t("ev.round_end", { round: ev.round });
     default: return null;
   }
 }
 
-/** Show `text` as the narration (nothing happens for an empty one). */
+/** The caption for a playback as it stands: the sentence of the step just shown (a page
+    loaded mid-playback says what the others say), or before the first step that
+    everyone has picked. */
+export function playbackCaption(playback) {
+  const shown = playback.shown || [];
+  let text = null;
+  if (playback.current) {
+    const events = shown.slice(playback.current.first);
+    events.forEach((ev, i) => { text = narrate(ev, events, i, shown) || text; });
+  }
+  return text || t("board.playing", { round: playback.round });
+}
+
+/** "Game over! Winner: Anna." (or "Winners: ..." for a shared win). */
+export function gameOver(winners) {
+  const names = winners || [];
+  return t(names.length === 1 ? "ev.game_over.one" : "ev.game_over",
+    { names: names.join(", ") });
+}
+
+/** Show `text` as the narration (nothing happens for an empty one).  The box is three
+    lines high whatever it says: a caption that does not fit gets smaller type. */
 export function say(text) {
-  if (text) $("narration").textContent = text;
+  if (!text) return;
+  const box = $("narration");
+  box.textContent = text;
+  box.style.fontSize = "";
+  const size = parseFloat(getComputedStyle(box).fontSize);
+  for (let scale = 0.9; scale > 0.6 && box.scrollHeight > box.clientHeight + 1; scale -= 0.1) {
+    box.style.fontSize = `${(size * scale).toFixed(1)}px`;
+  }
 }

@@ -25,6 +25,33 @@ const point = (space, radius) => ringPoint(space, length(), CX, CY, radius);
 const spaceRadius = () => Math.max(4, Math.min(34, (Math.PI * R) / length() * 0.8));
 const at = ([x, y]) => `translate(${x.toFixed(1)} ${y.toFixed(1)})`;
 
+/* Readable across a room: no text on the ring under 2.5% of the screen's height (a
+   little more here, for rounding).  The ring is drawn in a 1000-unit box scaled to fit
+   its place, so the size in units follows the ring's size on screen. */
+const READABLE = 0.027;
+const TEXT_MIN = 22;  // units: never smaller, however big the ring is on screen
+
+/** The smallest readable text size, in the ring's units (at least TEXT_MIN). */
+function textUnits() {
+  const box = $("ring").getBoundingClientRect();
+  const side = Math.min(box.width, box.height);
+  if (!side) return 36;
+  return Math.max(TEXT_MIN, (READABLE * window.innerHeight * 1000) / side);
+}
+
+let u = 36;  // the readable size for this drawing (textUnits)
+
+/** A line of text in the middle of the ring, squeezed if wider than `width` units. */
+function centreText(ring, y, cls, size, text, width) {
+  const node = svg("text", { x: CX, y, class: cls, "font-size": size.toFixed(1) }, text);
+  ring.appendChild(node);
+  if (text && node.getComputedTextLength() > width) {
+    node.setAttribute("textLength", String(width));
+    node.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  }
+  return node;
+}
+
 /** Draw the whole ring as `state` has it now. */
 export function drawRing() {
   const ring = $("ring");
@@ -35,6 +62,7 @@ export function drawRing() {
   ring.appendChild(title);
   figureNodes.clear();
   if (!view) return;
+  u = textUnits();
   const L = length();
   const rs = spaceRadius();
   const heaps = new Set(shown ? shown.dung : []);
@@ -53,8 +81,9 @@ export function drawRing() {
         transform: `${at([x, y])} scale(${(rs / 30).toFixed(3)})` }));
     }
     if (L <= 64 || i % 5 === 0) {
-      const [nx, ny] = point(i, R - rs - 24);
-      spaces.appendChild(svg("text", { x: nx, y: ny, class: "space-no" }, String(i)));
+      const [nx, ny] = point(i, R - rs - 0.75 * u);
+      spaces.appendChild(svg("text", { x: nx, y: ny, class: "space-no",
+        "font-size": u.toFixed(1) }, String(i)));
     }
   }
   ring.appendChild(spaces);
@@ -77,7 +106,7 @@ export function drawRing() {
 }
 
 function figure(key, cls, label, space, name) {
-  const rs = spaceRadius();
+  const rs = Math.max(spaceRadius(), 1.05 * u);  // big enough for two readable letters
   const group = svg("g", {
     class: `fig ${cls}${state.hit === key ? " hit" : ""}`,
     transform: at(point(space, R)),
@@ -85,7 +114,7 @@ function figure(key, cls, label, space, name) {
     "data-space": space,
   }, svg("title", {}, name),
   svg("circle", { r: rs * 0.95, style: cls.startsWith("c-") ? "fill: var(--c)" : "" }),
-  svg("text", { "font-size": Math.max(8, rs * 0.72).toFixed(0) }, label));
+  svg("text", { "font-size": u.toFixed(1) }, label));
   figureNodes.set(key, group);
   return group;
 }
@@ -99,12 +128,14 @@ function drawBadges(ring) {
     const space = state.shown.positions.get(name);
     if (space === undefined) continue;
     const kali = name === "Kali";
+    const w = 1.5 * u;  // "11" in bold at the readable size
+    const h = 1.35 * u;
     group.appendChild(svg("g", { class: `fig ${kali ? "kali" : `c-${colourOf(state.view, name)}`}`,
-      transform: at(point(space, R + rs + 30)) },
-    svg("rect", { x: -16, y: -20, width: 32, height: 40, rx: 6,
+      transform: at(point(space, Math.min(R + rs + 0.75 * u + 10, 500 - h / 2))) },
+    svg("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6,
       style: kali ? "fill: var(--c-kali); stroke: #f2f2f2; stroke-width: 2"
         : "fill: var(--c); stroke: #000; stroke-width: 2" }),
-    svg("text", { "font-size": 20 }, String(card))));
+    svg("text", { "font-size": u.toFixed(1) }, String(card))));
   }
   ring.appendChild(group);
 }
@@ -129,12 +160,18 @@ function drawCentre(ring) {
         total: seats.length });
     }
   }
-  ring.appendChild(svg("text", { x: CX, y: CY - 10, class: "centre-round",
-    "font-size": big.length > 16 ? 34 : 44 }, big));
-  ring.appendChild(svg("text", { x: CX, y: CY + 34, class: "centre-sub" }, small));
+  // the space numbers stand at R - rs - 0.75u: the middle has the rest, less a margin
+  const inner = R - spaceRadius() - 1.5 * u;
+  const width = (y) => 2 * Math.sqrt(Math.max(0, inner * inner - (y - CY) ** 2)) - 20;
+  const top = CY - 0.3 * u;
+  centreText(ring, top, "centre-round", Math.max(44, 1.3 * u), big, width(top));
+  centreText(ring, top + 1.3 * u, "centre-sub", u, small, width(top + 1.3 * u));
   if (view.phase !== "lobby") {
-    ring.appendChild(svg("text", { x: CX, y: CY + 120, class: "centre-legend" },
-      t("board.legend")));
+    // the legend, one key a line ("M: Mambo the rhino", "K: Kali")
+    t("board.legend").split(" · ").forEach((line, i) => {
+      const y = CY + 2.6 * u + i * 1.15 * u;
+      centreText(ring, y, "centre-legend", u, line, width(y + 0.3 * u));
+    });
   }
 }
 

@@ -6,15 +6,18 @@ import { t } from "../common/i18n.js";
 import { own } from "../common/names.js";
 import { state } from "./state.js";
 
+/* The name as typed, whole; under it the colour and, while picking, "picked" or
+   "thinking" in words (an ellipsis there read like a name cut short). */
 function nameCell(view, seat) {
-  const mark = view.phase === "picking" && !state.playing
-    ? el("span", { class: "muted" }, seat.picked ? " ✓" : ` · ${t("pick.thinking")}`) : null;
+  const picking = view.phase === "picking" && !state.playing;
   const colour = t(`colour.${seat.colour}`);
+  const about = [seat.bot
+    ? t("board.bot_colour", { colour, level: t(`level.${seat.bot_level || "medium"}`) })
+    : colour];
+  if (picking) about.push(seat.picked ? `✓ ${t("pick.picked")}` : t("pick.thinking"));
   return el("td", { class: "name" },
     el("span", { class: `dot c-${seat.colour}`, "aria-hidden": "true" }), " ",
-    seat.name, mark, el("span", { class: "colour-small" }, seat.bot
-      ? t("board.bot_colour", { colour, level: t(`level.${seat.bot_level || "medium"}`) })
-      : colour));
+    seat.name, el("span", { class: "colour-small" }, about.join(" · ")));
 }
 
 export function renderScores() {

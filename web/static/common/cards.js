@@ -8,13 +8,33 @@ import { forward, trackLength } from "./ring.js";
 
 const VALUES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 
+/** The hand before the game starts: the twelve cards to look at, not to tap (plain
+    items, flat, no pointer: nothing about them says "tap me" while nothing can be
+    played). */
+function renderPreview(box, colour) {
+  if (box.dataset.kind !== "preview" || box.children.length !== VALUES.length) {
+    box.textContent = "";
+    box.dataset.kind = "preview";
+    box.setAttribute("role", "list");
+    for (const value of VALUES) {
+      box.appendChild(el("span", { role: "listitem", dataset: { card: String(value) } },
+        el("span", { class: "value" }, String(value))));
+    }
+  }
+  for (const item of box.children) item.className = `card preview c-${colour || "natural"}`;
+}
+
 /** Draw twelve cards into `box`: played ones greyed, `pick` marked, `selected` raised.
     onTap(card) is called for cards still in hand.  The twelve buttons are made once
-    and then updated in place, so the focused card keeps its focus. */
+    and then updated in place, so the focused card keeps its focus.  With
+    `opts.preview` (the lobby) the cards are only shown, not buttons. */
 export function renderHand(box, opts) {
+  if (opts.preview) { renderPreview(box, opts.colour); return; }
   const inHand = new Set(opts.hand || []);
-  if (box.children.length !== VALUES.length) {
+  if (box.dataset.kind !== "buttons" || box.children.length !== VALUES.length) {
     box.textContent = "";
+    box.dataset.kind = "buttons";
+    box.setAttribute("role", "group");
     for (const value of VALUES) {
       const button = el("button", { type: "button", dataset: { card: String(value) } },
         el("span", { class: "value" }, String(value)),
