@@ -267,6 +267,9 @@ def test_replay_api_refusals_change_nothing(booth: tuple[Any, list[int]]) -> Non
     for bad in ("3", True, None, -1, 1.5):
         answer = client.post("/api/v1/host/replay", json={"game_id": bad}, headers=host)
         assert answer.status_code == 400 and answer.json["error"]["code"] == "bad_game_id"
+    for beyond in (2**63, 2**64 - 1):  # more than the store can hold: no such game
+        answer = client.post("/api/v1/host/replay", json={"game_id": beyond}, headers=host)
+        assert answer.status_code == 404
     missing = client.post("/api/v1/host/replay", json={"game_id": 9999}, headers=host)
     assert missing.status_code == 404
     assert missing.json["error"] == {"code": "no_such_game",

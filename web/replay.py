@@ -36,6 +36,8 @@ mode picks again)."""
 DEFAULT_ATTRACT_AFTER_S = 120
 ATTRACT_AFTER_MIN_S = 1
 ATTRACT_AFTER_MAX_S = 3600
+GAME_ID_MAX = 2**63 - 1
+"""The largest id the store can hold (SQLite's INTEGER): a bigger one is no game."""
 SETTINGS = {"attract": True, "attract_after_s": DEFAULT_ATTRACT_AFTER_S, "sound": False}
 """The booth's host settings and their defaults (kept in the store's settings)."""
 
@@ -434,7 +436,7 @@ class Replays:
         if phase not in ("lobby", "finished"):
             raise conflict("game_in_progress", "A game is being played: replays wait "
                                                "until it is over.")
-        row = self.store.game(game_id)
+        row = self.store.game(game_id) if game_id <= GAME_ID_MAX else None
         if row is None:
             raise ApiError(404, "no_such_game", f"There is no game {game_id} to replay.")
         game = load_game(self.store, row)
