@@ -493,15 +493,15 @@ class Table:
         round_no = game.current_round
         kali = game.kali_deck[-1]
         cards = {s.name: picks[s.name] for s in self.seats}
-        self.store.add_round(self.game_id, round_no, cards, kali,
-                             finished=round_no >= ROUNDS)
+        self.store.add_round(self.game_id, round_no, cards, kali,  # one commit, one fsync
+                             finished=round_no >= ROUNDS,
+                             settings={"playback": [self.game_id, round_no]})
         before = self._board_now(game)
         events = game.play_round(cards, kali)
         self.history.append(self._history_entry(game, events))
         self.picks = {}
         self.undone = None
         self._begin_playback(before)
-        self._mark_playing([self.game_id, round_no])
         if not self.tick():  # auto pacing shows the reveal at once; step pacing waits
             self._changed()
 
