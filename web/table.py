@@ -114,6 +114,8 @@ class Table:
                                                         "error": None})
         self.clock = clock
         self.playback: Playback | None = None
+        self._closing = False
+        """True while the last step is published, before the playback ends (own message)."""
         self.undone: int | None = None
         """The round just taken back, for every display to say so (until the next round)."""
         self.lock = threading.RLock()
@@ -191,7 +193,7 @@ class Table:
 
     @property
     def playing(self) -> bool:
-        return self.playback is not None and not self.playback.done
+        return self.playback is not None and (not self.playback.done or self._closing)
 
     @staticmethod
     def _board_now(game: Game) -> BoardState:
@@ -555,11 +557,17 @@ class Table:
         assert playback is not None
         current = playback.current()
         events = [dict(e) for e in current.events] if current else None
-        if playback.done:
-            self._mark_playing(None)
-        self._changed(events)
-        if playback.done:
-            self._round_opened()
+        if not playback.done:
+            self._changed(events)
+            return
+        self._mark_playing(None)
+        self._closing = True  # the last step, then the end: two small messages, not one
+        try:
+            self._changed(events)
+        finally:
+            self._closing = False
+        self._changed()
+        self._round_opened()
 
     def undo(self) -> None:
         with self.lock:
