@@ -25,6 +25,7 @@ import http.client
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import statistics
@@ -368,6 +369,7 @@ def run(clients: int, seats: int, games: int, under: str | None = None) -> dict[
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        shutil.rmtree(data, ignore_errors=True)  # /dev/shm is memory
 
 
 GOALS = {"reveal_ms_p99": 20.0, "message_bytes_max": 2048, "rss_total_mb": 80.0}
