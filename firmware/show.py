@@ -91,8 +91,11 @@ class Show:
                 self.scene = rewind(target, events, length)
                 self.step_start = now
             self._queue(steps)
-        elif key != self.key or (phase != self.phase and phase == "lobby"):
-            # Undo, a new game, a restart: whatever was playing is out of date.
+        elif (key != self.key and key != (self.key[0], self.key[1] + 1)) \
+                or (phase != self.phase and phase == "lobby"):
+            # Undo, a new game, a restart: whatever was playing is out of date.  (One
+            # more round in the history is the playback ending, in its own message
+            # right after its last step: that step goes on being animated.)
             self.steps = []
             self.scene = target.copy()
         if not self.steps:

@@ -171,6 +171,24 @@ def test_undo_drops_the_animation_and_shows_the_earlier_state() -> None:
     assert picture(show, 101.0) == "MABCK.d..d.."
 
 
+def test_the_playback_ending_right_after_its_last_step_keeps_the_animation() -> None:
+    """The table sends the last step (history still without the round), then at once
+    the end of the playback (the round in the history) with no events of its own."""
+    show = Show(12, "auto", 1000)
+    game = new_game()
+    show.update(view_of(game), None, 0.0)
+    show.steps.clear()
+    events = [e.to_dict() for e in game.play_round({"Ana": 7, "Ben": 11, "Caro": 3})]
+    last_step = {**view_of(game, phase="playing"), "history": []}
+    show.update(last_step, events[-2:], 100.0)
+    queued = len(show.steps)
+    show.update(view_of(game), None, 100.0)
+    assert show.playing and len(show.steps) == queued
+    game.undo()  # but an undo still drops what was playing
+    show.update(view_of(game), None, 100.1)
+    assert not show.playing
+
+
 def test_setup_intro_places_heaps_then_mambo_then_figures() -> None:
     show = Show(12, "step", 1000)  # the intro runs by itself even in step pacing
     game = new_game()

@@ -124,6 +124,10 @@ def storage_reason(error: sqlite3.Error) -> str | None:
     return None
 
 
+SET_SETTING = ("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) "
+               "DO UPDATE SET value = excluded.value")
+
+
 class Store:
     """One SQLite file; every method that writes commits before it returns.
 
@@ -190,9 +194,7 @@ class Store:
         return default if row is None else json.loads(row[0])
 
     def set_settings(self, values: dict[str, Any]) -> None:
-        self._write(*(("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) "
-                       "DO UPDATE SET value = excluded.value", (key, json.dumps(value)))
-                      for key, value in values.items()))
+        self._write(*((SET_SETTING, (key, json.dumps(value))) for key, value in values.items()))
 
     # -- host tokens ---------------------------------------------------------------
     def host_tokens(self) -> set[str]:
@@ -289,8 +291,9 @@ class Store:
                      (game_id, round_no, name, card)))
 
     def add_round(self, game_id: int, round_no: int, cards: dict[str, int], kali: int,
-                  finished: bool) -> None:
-        """The resolved round and the end of its picks, in one transaction."""
+                  finished: bool, settings: dict[str, Any] | None = None) -> None:
+        """The resolved round, the end of its picks and ``settings`` (which round is
+        being played back), in one transaction: one fsync on the last pick's path."""
         statements: list[tuple[str, tuple[Any, ...]]] = [
             ("INSERT INTO rounds (game_id, round, cards, kali) VALUES (?, ?, ?, ?)",
              (game_id, round_no, json.dumps(cards), kali)),
@@ -299,6 +302,8 @@ class Store:
         if finished:
             statements.append(("UPDATE games SET finished = ? WHERE id = ?",
                                (time.time(), game_id)))
+        statements += [(SET_SETTING, (key, json.dumps(value)))
+                       for key, value in (settings or {}).items()]
         self._write(*statements)
 
     def undo_round(self, game_id: int, round_no: int) -> None:

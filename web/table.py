@@ -43,7 +43,6 @@ from kalimambo.web.tableevents import (
     LobbyOpened,
     PlaybackEnded,
     RoundOpened,
-    RoundResolved,
     RoundUndone,
     Settings,
     StepShown,
@@ -205,7 +204,7 @@ class Table:
         return self.state.settings.pause_ms
 
     # -- views ---------------------------------------------------------------------
-    def _rebuild(self, happened: tuple[TableEvent, ...] = (),
+    def _rebuild(self, happened: tuple[TableEvent, ...] = (), last_step: bool = False,
                  replayed: tuple[Event, ...] | None = None) -> Change:
         self.version += 1
         state = self.state
@@ -214,7 +213,7 @@ class Table:
         view = public_view(self.state, Surroundings(
             self.version, self.game_id, self.join_url(), self.lights_status(),
             self._storage_status(), self.day.start(),
-            lambda name: self._streams.get(name, 0) > 0))
+            lambda name: self._streams.get(name, 0) > 0), last_step=last_step)
         view["replay"] = self.replays.view()  # web/replay.py
         view["booth"] = dict(self.replays.settings)
         before = getattr(self, "_last", None)
@@ -223,10 +222,12 @@ class Table:
         return Change(self.version, view, orjson.dumps(view), patch, shown, happened)
 
     def _changed(self, happened: list[TableEvent] | None = None,
+                 last_step: bool = False,
                  replayed: tuple[Event, ...] | None = None) -> None:
         """Make the new public view and tell every listener (under the lock);
+        ``last_step``: the view as the playback's last step shows it, before it ends;
         ``replayed``: the events of a replay's step just shown (web/replay.py)."""
-        change = self._last = self._rebuild(tuple(happened or ()), replayed)
+        change = self._last = self._rebuild(tuple(happened or ()), last_step, replayed)
         for listener in list(self.listeners):
             listener(change)
 
@@ -241,12 +242,15 @@ class Table:
     def _after(self, happened: list[TableEvent]) -> None:
         """After the machine moved: note in the store which round is being played (so a
         restart plays it again), tell the listeners, then ask the computer players."""
-        for event in happened:
-            if isinstance(event, RoundResolved):
-                self._mark_playing([self.game_id, event.played.round])
-            elif isinstance(event, PlaybackEnded) or (
+        for event in happened:  # a resolved round was marked with the round itself
+            if isinstance(event, PlaybackEnded) or (
                     isinstance(event, RoundUndone | LobbyOpened) and event.stopped_playback):
                 self._mark_playing(None)
+        ending = next((i for i, event in enumerate(happened)
+                       if isinstance(event, PlaybackEnded)), 0)
+        if ending:  # the last step, then the end: two small messages rather than one
+            self._changed(happened[:ending], last_step=True)
+            happened = happened[ending:]
         self._changed(happened)
         if any(isinstance(event, RoundOpened) for event in happened):
             self._ask_bots()
@@ -365,8 +369,9 @@ class Table:
         if isinstance(plan, PickCard):
             self.store.set_pick(self.game_id, plan.round, plan.player, plan.card)
         else:
-            self.store.add_round(self.game_id, plan.round, plan.cards, plan.kali,
-                                 finished=plan.finishes)
+            self.store.add_round(self.game_id, plan.round, plan.cards, plan.kali,  # one fsync
+                                 finished=plan.finishes,
+                                 settings={"playback": [self.game_id, plan.round]})
         self._commit(plan)
         return {"round": plan.round, "card": plan.card,
                 "resolved": isinstance(plan, ResolveRound)}

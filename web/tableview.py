@@ -38,10 +38,13 @@ class Surroundings:
     """Whether a seat (by name) has an event stream open."""
 
 
-def public_view(state: TableState, around: Surroundings) -> dict[str, Any]:
+def public_view(state: TableState, around: Surroundings,
+                last_step: bool = False) -> dict[str, Any]:
+    """``last_step``: the playback has just ended; show it as its last step shows it
+    (still ``playing``, at ``k = m``), so that the end comes as a message of its own."""
     game = state.game
     playback = state.playback
-    playing = state.playing
+    playing = state.playing or (last_step and playback is not None)
     if playing and playback is not None:  # the board as of the cursor, nothing after
         board = playback.board()
         minus, rhino, positions = board.minus_points, board.rhino, board.positions
@@ -59,7 +62,7 @@ def public_view(state: TableState, around: Surroundings) -> dict[str, Any]:
               "pause_ms": settings.pause_ms}
     return {
         "version": around.version,
-        "phase": state.phase,
+        "phase": "playing" if playing else state.phase,
         "round": round_no,
         "track_length": state.track_length,
         "seats": [{"id": s.id, "name": s.name, "colour": s.colour, "bot": s.bot,

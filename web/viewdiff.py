@@ -1,17 +1,23 @@
 """What changed between two public views, as a JSON Patch (RFC 6902).
 
-The event stream sends a page the whole view once, then only these patches.  Objects
-are compared key by key, and so are lists of objects of the same length (the
-seats); a list that only grew gets ``add .../-`` for its new items;
-a value that is the very object just appended elsewhere (``last_round`` is the last
-``history`` entry; a new ``history`` entry's ``events`` are the playback's ``shown``)
-is sent as a ``copy`` rather than twice.  The first operation is
-always ``test /version``: a page that missed a message notices and asks again.
+The event stream sends a page the whole view once, then only these patches, so a
+patch must stay small (issue 10: at most 2 KB with 7 seats, whatever the round).
+Objects are compared key by key, and so are lists of objects of the same length (the
+seats); a list that only grew gets ``add .../-`` for its new items, one that only
+shrank ``remove`` from its end (an undo).  At every level the finer operations are
+kept only when they are shorter than replacing the whole value.  A value the page
+already has (the very object appended earlier in this patch, or left unchanged at
+its place: ``last_round`` is the last ``history`` entry, a new ``history`` entry's
+``events`` are the playback's ``shown``) is sent as a ``copy`` rather than twice.
+The first operation is always ``test /version``: a page that missed a message
+notices and asks again.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import orjson
 
 Op = dict[str, Any]
 
@@ -23,44 +29,75 @@ def _pointer(parts: list[str]) -> str:
 def diff(old: dict[str, Any], new: dict[str, Any]) -> list[Op]:
     """The patch that turns ``old`` into ``new`` (both views; ``version`` first)."""
     ops: list[Op] = [{"op": "test", "path": "/version", "value": old.get("version")}]
-    added: dict[int, str] = {}
-    _diff_dict(old, new, [], ops, added)
+    known: dict[int, str] = {}
+    _diff_dict(old, new, [], ops, known)
     return ops
 
 
 def _diff_dict(old: dict[str, Any], new: dict[str, Any], path: list[str], ops: list[Op],
-               added: dict[int, str]) -> None:
+               known: dict[int, str]) -> None:
     for key in old:
         if key not in new:
             ops.append({"op": "remove", "path": _pointer([*path, key])})
     for key, value in new.items():
         where = [*path, key]
         if key not in old:
-            _add(_pointer(where), value, ops, added)
+            _add(_pointer(where), value, ops, known)
         else:
-            _diff_value(old[key], value, where, ops, added)
+            _diff_value(old[key], value, where, ops, known)
+
+
+def _size(ops: list[Op]) -> int:
+    return len(orjson.dumps(ops))
+
+
+def _know(value: dict[str, Any] | list[Any], path: list[str], known: dict[int, str]) -> None:
+    """Note an unchanged value and its members (one level: ``playback.shown``, which a
+    new ``history`` entry's ``events`` is) as copy sources."""
+    known.setdefault(id(value), _pointer(path))
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, member in items:
+        if isinstance(member, (dict, list)):
+            known.setdefault(id(member), _pointer([*path, str(key)]))
 
 
 def _diff_value(old: Any, new: Any, path: list[str], ops: list[Op],
-                added: dict[int, str]) -> None:
+                known: dict[int, str]) -> None:
+    """Append the operations turning ``old`` into ``new`` at ``path``; ``known`` maps
+    the ids of values the page has by now (in the new view) to their pointers."""
+    container = isinstance(new, (dict, list))
     if old is new or (type(old) is type(new) and old == new):
+        if container:  # unchanged where it is: a later value that is it is copied
+            _know(new, path, known)
         return
-    if id(new) in added:
-        ops.append({"op": "copy", "from": added[id(new)], "path": _pointer(path)})
-    elif isinstance(old, dict) and isinstance(new, dict):
-        _diff_dict(old, new, path, ops, added)
+    pointer = _pointer(path)
+    if id(new) in known:
+        ops.append({"op": "copy", "from": known[id(new)], "path": pointer})
+        return
+    replace: Op = {"op": "replace", "path": pointer, "value": new}
+    fine: list[Op] = []
+    if isinstance(old, dict) and isinstance(new, dict):
+        _diff_dict(old, new, path, fine, known)
     elif isinstance(old, list) and isinstance(new, list) and len(new) == len(old) \
             and all(isinstance(item, dict) for item in new):
         for i, (was, now) in enumerate(zip(old, new, strict=True)):
-            _diff_value(was, now, [*path, str(i)], ops, added)
+            _diff_value(was, now, [*path, str(i)], fine, known)
     elif isinstance(old, list) and isinstance(new, list) and len(new) > len(old) \
             and new[:len(old)] == old:
         for i in range(len(old), len(new)):
-            _add(_pointer([*path, "-"]), new[i], ops, added, _pointer([*path, str(i)]))
-            added[id(new[i])] = _pointer([*path, str(i)])
-        added[id(new)] = _pointer(path)
+            _add(_pointer([*path, "-"]), new[i], fine, known, _pointer([*path, str(i)]))
+            known[id(new[i])] = _pointer([*path, str(i)])
+    elif isinstance(old, list) and isinstance(new, list) and len(new) < len(old) \
+            and old[:len(new)] == new:
+        fine = [{"op": "remove", "path": _pointer([*path, str(i)])}
+                for i in range(len(old) - 1, len(new) - 1, -1)]
     else:
-        ops.append({"op": "replace", "path": _pointer(path), "value": new})
+        fine = [replace]
+    if len(fine) > 1 and _size(fine) >= _size([replace]):
+        fine = [replace]  # the whole value is shorter than its pieces
+    ops.extend(fine)
+    if container:
+        known[id(new)] = pointer
 
 
 def _unescape(part: str) -> str:
@@ -96,7 +133,7 @@ def apply(doc: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
             value = copy.deepcopy(_get(doc, op["from"]))
         elif kind == "remove":
             parent, last = _walk(doc, op["path"])
-            del parent[last]
+            del parent[int(last) if isinstance(parent, list) else last]
             continue
         else:
             value = op["value"]
@@ -111,17 +148,21 @@ def apply(doc: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
     return doc
 
 
-def _add(pointer: str, value: Any, ops: list[Op], added: dict[int, str],
+def _add(pointer: str, value: Any, ops: list[Op], known: dict[int, str],
          final: str | None = None) -> None:
     """Add ``value`` at ``pointer`` (``final``: where it ends up, for an append); an
-    object's members already sent in this patch are copied, not sent again."""
+    object's members the page already has are copied, when that is shorter."""
     if isinstance(value, dict):
-        known = [key for key, member in value.items() if id(member) in added]
-        if known:
+        where = final or pointer
+        copies = [{"op": "copy", "from": known[id(member)],
+                   "path": f"{where}/{_pointer([key])[1:]}"}
+                  for key, member in value.items() if id(member) in known]
+        copies = [op for op in copies if _size([op]) < _size([_get(value, "/" + op["path"]
+                                                               [len(where) + 1:])])]
+        if copies:
+            skip = {_unescape(op["path"][len(where) + 1:]) for op in copies}
             ops.append({"op": "add", "path": pointer,
-                        "value": {k: v for k, v in value.items() if k not in known}})
-            for key in known:
-                ops.append({"op": "copy", "from": added[id(value[key])],
-                            "path": f"{final or pointer}/{_pointer([key])[1:]}"})
+                        "value": {k: v for k, v in value.items() if k not in skip}})
+            ops.extend(copies)
             return
     ops.append({"op": "add", "path": pointer, "value": value})

@@ -85,6 +85,9 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
         assert view["phase"] == "picking" and view["round"] == 2
         for page in phones:  # the outcome reaches the phones when the playback ends
             page.wait_for_selector("#sheet", state="visible", timeout=WAIT_MS)
+        board.wait_for_function(  # and the board's scores get round 1's column
+            "() => [...document.querySelectorAll('#scores tbody tr')]"
+            ".every((row) => row.cells[1].textContent !== '')", timeout=WAIT_MS)
         phones[0].screenshot(path=str(artifacts / "timeline-phone-summary.png"))
         board.screenshot(path=str(artifacts / "timeline-board-end.png"))
         server.call("POST", "/host/undo", {}, host)

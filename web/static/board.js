@@ -80,7 +80,9 @@ async function play() {
   while (state.queue.length) {
     const { step, view } = state.queue.shift();
     await animate(step, view);
-    state.shown = snapshot(view);
+    // The playback's end comes as its own view right after the last step (same
+    // cursor): if it came meanwhile, show it, so the scores get the round.
+    state.shown = snapshot(stepKey(state.view) === stepKey(view) ? state.view : view);
     document.body.dataset.step = stepKey(view);
   }
   state.playing = false;
