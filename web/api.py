@@ -269,6 +269,22 @@ def host_new_day() -> Response:
     return answer({"day_start": svc.table.new_day()})
 
 
+@bp.post("/host/replay")
+def host_replay() -> Response:
+    """Play a stored game back on the strip and the board (changes no game); answers
+    the view's ``replay``."""
+    svc = host_only()
+    return answer(svc.table.replay(body().get("game_id")))
+
+
+@bp.post("/host/replay/stop")
+def host_replay_stop() -> Response:
+    svc = host_only()
+    body()
+    svc.table.stop_replay()
+    return raw_answer(svc.table.current.view_json)
+
+
 @bp.post("/host/lights/retry")
 def host_lights_retry() -> Response:
     svc = host_only()

@@ -151,6 +151,18 @@ def iso_time(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
 
 
+def local_time(seconds: float) -> str:
+    """The table's local date and time with its zone, for people reading a sheet at the
+    table (the CSV keeps UTC): "2026-12-01 14:05 CET (UTC+01:00)"."""
+    moment = datetime.fromtimestamp(seconds).astimezone()
+    offset = moment.strftime("%z")
+    zone = f"UTC{offset[:3]}:{offset[3:]}" if offset not in ("", "+0000") else "UTC"
+    name = moment.tzname() or ""
+    shown = f"{name} ({zone})" if name and name != "UTC" and not name.startswith(("+", "-")) \
+        else zone
+    return f"{moment:%Y-%m-%d %H:%M} {shown}"
+
+
 def csv_text(results: Sequence[PlayerResult]) -> str:
     """One row per player per finished game, with a header row."""
     out = io.StringIO()

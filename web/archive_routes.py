@@ -11,7 +11,7 @@ import math
 from flask import Blueprint, Response, current_app, render_template, request
 
 from kalimambo.web.api import answer
-from kalimambo.web.archive import Archive, csv_text, iso_time, score_sheet, statistics
+from kalimambo.web.archive import Archive, csv_text, local_time, score_sheet, statistics
 from kalimambo.web.errors import bad_request
 from kalimambo.web.names import fold
 from kalimambo.web.pages import LANGUAGES, join_url, messages, qr_svg
@@ -68,7 +68,7 @@ def sheet(game_id: int) -> Response:
         html = render_template("sheet_missing.html", lang=lang, t=text, game_id=game_id)
         return Response(html, status=404, mimetype="text/html")
     html = render_template("sheet.html", lang=lang, t=text, sheet=found,
-                           started=iso_time(found.started)[:10] if found.started else "")
+                           started=local_time(found.started) if found.started else "")
     return Response(html, mimetype="text/html")
 
 

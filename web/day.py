@@ -21,6 +21,12 @@ def local_midnight(now: float) -> float:
     return moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
 
 
+def next_midnight(now: float) -> float:
+    """The Unix time of the next local midnight after ``now`` (a day of 23 or 25 hours
+    too)."""
+    return local_midnight(local_midnight(now) + 26 * 3600)
+
+
 class Day:
     """When the table's day began: local midnight, or the host's "new day" if later."""
 
@@ -33,6 +39,12 @@ class Day:
         """The day's start: what the board page asks ``/api/v1/stats?since=`` with."""
         midnight = local_midnight(time.time() if now is None else now)
         return midnight if self.begun is None else max(midnight, self.begun)
+
+    def seconds_left(self, now: float | None = None) -> float:
+        """Until the day's start moves on by itself (the next local midnight): the table's
+        clock wakes then, so the board's leaderboard starts the new day unasked."""
+        moment = time.time() if now is None else now
+        return max(0.0, next_midnight(moment) - moment)
 
     def begin(self, now: float | None = None) -> float:
         """A new day from now (saved before it counts); answers its start."""

@@ -6,10 +6,13 @@ import logging
 import threading
 from typing import Any
 
+import orjson
+
 from kalimambo.firmware.wire import encode
 from kalimambo.web.errors import ApiError
 from kalimambo.web.events import Broadcaster
 from kalimambo.web.lightslink import LightsLink
+from kalimambo.web.replay import strip_view
 from kalimambo.web.store import Store
 from kalimambo.web.table import Change, Table
 from kalimambo.web.tableview import lights_summary
@@ -38,6 +41,9 @@ class TableService:
         table.listeners.append(broadcaster.publish)
         table.listeners.append(self._to_lights)
         table.listeners.append(self._schedule)
+        self._day_timer: threading.Timer | None = None
+        self._closing = False
+        self._new_day_timer()
         lights.start()
         self._lights_changed()  # a socket that could not be made shows at once
         self._schedule(table.current)  # a restart mid-playback plays the round again
@@ -47,7 +53,7 @@ class TableService:
         """After every change: wake up when the playback's next step is due."""
         due = self.table.due()
         with self._timer_guard:
-            if due == self._timer_due and self._timer is not None:
+            if self._closing or (due == self._timer_due and self._timer is not None):
                 return
             if self._timer is not None:
                 self._timer.cancel()
@@ -62,6 +68,8 @@ class TableService:
     def _fire(self) -> None:
         with self._timer_guard:
             self._timer, self._timer_due = None, None
+            if self._closing:  # a timer that fired as the table closed
+                return
         try:
             moved = self.table.tick()
         except Exception:  # a failing store must not stop the clock for good
@@ -69,6 +77,24 @@ class TableService:
             moved = False
         if not moved:  # woke a little early, or nothing to do
             self._schedule()
+
+    def _new_day_timer(self) -> None:
+        """Wake at the next local midnight: the view's ``day_start`` moves on, so the
+        board's leaderboard starts the new day without waiting for another change."""
+        if self._closing:
+            return
+        timer = threading.Timer(self.table.day.seconds_left() + 1.0, self._new_day)
+        timer.daemon = True
+        self._day_timer = timer
+        timer.start()
+
+    def _new_day(self) -> None:
+        try:
+            if self.table.day.start() != self.table.current.view.get("day_start"):
+                self.table.refresh()
+        except Exception:  # a failing store must not stop the next day's timer
+            log.exception("new day failed")
+        self._new_day_timer()
 
     # -- the lights process -------------------------------------------------------------
     def _pacing(self) -> bytes:
@@ -79,10 +105,17 @@ class TableService:
     def _welcome(self) -> list[bytes]:
         """A newly connected lights process: the pacing, then the current picture."""
         current = self.table.current
-        return [self._pacing(), self.lights.view_message(current.view_json, None)]
+        return [self._pacing(), self.lights.view_message(self._strip_json(current), None)]
 
     def _to_lights(self, change: Change) -> None:
-        self.lights.send(self.lights.view_message(change.view_json, change.events))
+        self.lights.send(self.lights.view_message(self._strip_json(change), change.events))
+
+    @staticmethod
+    def _strip_json(change: Change) -> bytes:
+        """The view for the strip: during a replay, the replay's board (web/replay.py)."""
+        if not change.view.get("replay"):
+            return change.view_json
+        return orjson.dumps(strip_view(change.view))
 
     def _lights_changed(self) -> None:
         """The strip's status changed (or the lights process came or went): a new view,
@@ -132,9 +165,12 @@ class TableService:
         return result
 
     def close(self) -> None:
+        self._closing = True
         with self._timer_guard:
             if self._timer is not None:
                 self._timer.cancel()
             self._timer = None
+        if self._day_timer is not None:
+            self._day_timer.cancel()
         self.lights.close()
         self.store.close()

@@ -35,6 +35,8 @@ from kalimambo.web.errors import ApiError, conflict
 from kalimambo.web.hints import HintDesk
 from kalimambo.web.host import HostAuth
 from kalimambo.web.playback import Playback
+from kalimambo.web.replay import SETTINGS as BOOTH_SETTINGS
+from kalimambo.web.replay import Replays, check_settings
 from kalimambo.web.seats import Seat, new_seat_id, new_token, token_hash
 from kalimambo.web.store import SeatRow, StorageError, Store
 from kalimambo.web.tableevents import (
@@ -130,6 +132,7 @@ class Table:
                             str(store.setting("pacing", default_pacing)),
                             int(store.setting("pause_ms", default_pause_ms)))
         self.day = Day(store)
+        self.replays = Replays(store, self.day.start)  # replays and attract mode
         self.state = self._restore(track_length, settings)
         self._last = self._rebuild()
         self._ask_bots()  # after a restart mid-round, computer players pick again
@@ -201,22 +204,30 @@ class Table:
         return self.state.settings.pause_ms
 
     # -- views ---------------------------------------------------------------------
-    def _rebuild(self, happened: tuple[TableEvent, ...] = (), last_step: bool = False) -> Change:
+    def _rebuild(self, happened: tuple[TableEvent, ...] = (), last_step: bool = False,
+                 replayed: tuple[Event, ...] | None = None) -> Change:
         self.version += 1
+        state = self.state
+        self.replays.observe((self.game_id, state.phase, tuple(s.id for s in state.seats)),
+                             state.phase == "lobby" and not state.seats, self.clock())
         view = public_view(self.state, Surroundings(
             self.version, self.game_id, self.join_url(), self.lights_status(),
             self._storage_status(), self.day.start(),
             lambda name: self._streams.get(name, 0) > 0), last_step=last_step)
+        view["replay"] = self.replays.view()  # web/replay.py
+        view["booth"] = dict(self.replays.settings)
         before = getattr(self, "_last", None)
         patch = orjson.dumps(diff(before.view, view)) if before is not None else None
-        shown = next((e.events for e in happened if isinstance(e, StepShown)), None)
+        shown = next((e.events for e in happened if isinstance(e, StepShown)), replayed)
         return Change(self.version, view, orjson.dumps(view), patch, shown, happened)
 
     def _changed(self, happened: list[TableEvent] | None = None,
-                 last_step: bool = False) -> None:
+                 last_step: bool = False,
+                 replayed: tuple[Event, ...] | None = None) -> None:
         """Make the new public view and tell every listener (under the lock);
-        ``last_step``: the view as the playback's last step shows it, before it ends."""
-        change = self._last = self._rebuild(tuple(happened or ()), last_step)
+        ``last_step``: the view as the playback's last step shows it, before it ends;
+        ``replayed``: the events of a replay's step just shown (web/replay.py)."""
+        change = self._last = self._rebuild(tuple(happened or ()), last_step, replayed)
         for listener in list(self.listeners):
             listener(change)
 
@@ -372,9 +383,11 @@ class Table:
             self.store.set_settings({"playback": value})
 
     def due(self) -> float | None:
-        """When the table's clock should call ``tick`` (auto pacing), else None."""
+        """When the table's clock should call ``tick`` (auto pacing, a replay's next
+        step, the empty lobby's attract time), else None."""
         with self.lock:
-            return self.state.due
+            due = [self.state.due, self.replays.due()]
+            return min((d for d in due if d is not None), default=None)
 
     def tick(self) -> bool:
         """The clock: show the next step if its time has come (auto pacing)."""
@@ -382,17 +395,27 @@ class Table:
             happened = self.state.tick(self.clock())
             if happened:
                 self._after(happened)
-            return bool(happened)
+                return True
+            moved, events = self.replays.tick(self.clock(), self.pause_ms)
+            if moved:
+                self._changed(replayed=events)
+            return moved
 
     def next_step(self) -> dict[str, Any]:
         """"Next" (any pacing): show one more step; answers the playback."""
         with self.lock:
+            if self.replays.active:
+                self._changed(replayed=self.replays.next(self.clock()))
+                return self._last.view["replay"]["board"]["playback"] or {}
             self._after(self.state.next_step(self.clock()))
             return self._last.view["playback"] or {}
 
     def skip(self) -> dict[str, Any]:
         """End the playback at once."""
         with self.lock:
+            if self.replays.active:
+                self._changed(replayed=self.replays.skip(self.clock()))
+                return self._last.view["replay"]["board"]["playback"] or {}
             self._after(self.state.skip())
             return self._last.view["playback"] or {}
 
@@ -450,11 +473,16 @@ class Table:
     def settings(self, data: dict[str, Any]) -> dict[str, Any]:
         """Change hints and light pacing; unknown keys are refused, nothing half-set."""
         with self.lock:
-            plan: ChangeSettings = self.state.plan_settings(data)
+            plan: ChangeSettings = self.state.plan_settings(
+                {key: value for key, value in data.items() if key not in BOOTH_SETTINGS})
+            booth = check_settings(data)  # the booth's (web/replay.py)
             answer = plan.settings.to_dict()
-            self.store.set_settings(answer)
+            self.store.set_settings({**answer, **booth})
+            self.replays.apply(booth, self.clock())
+            self.replays.set_pacing(plan.settings.pacing, plan.settings.pause_ms,
+                                    self.clock())
             self._commit(plan)
-            return dict(answer)
+            return {**answer, **self.replays.settings}
 
     def new_day(self) -> float:
         """The host's "new day": the leaderboard counts games from now on."""
@@ -462,6 +490,20 @@ class Table:
             start = self.day.begin()
             self._changed()
             return start
+
+    def replay(self, game_id: object) -> dict[str, Any]:
+        """The host's replay of a stored game on the strip and the board (web/replay.py)."""
+        with self.lock:
+            events = self.replays.start(game_id, self.phase, self.pacing, self.pause_ms,
+                                        self.clock())
+            self._changed(replayed=events)
+            return dict(self._last.view["replay"])
+
+    def stop_replay(self) -> None:
+        """The host stops the replay (attract mode comes back after another idle wait)."""
+        with self.lock:
+            self.replays.stop(self.clock())
+            self._changed()
 
     def refresh(self) -> None:
         """Something outside the game changed (the lights): send a new view."""

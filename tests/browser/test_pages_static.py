@@ -21,8 +21,9 @@ WEB = Path(pages.__file__).parent
 TEMPLATES = WEB / "templates"
 STATIC = WEB / "static"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
-DYNAMIC_PREFIXES = ("colour.", "level.", "hint.", "err.", "phase.")
-"""Keys built at run time from a value (a colour, a level, a hint or error code)."""
+DYNAMIC_PREFIXES = ("colour.", "level.", "hint.", "err.", "phase.", "replay.why.")
+"""Keys built at run time from a value (a colour, a level, a hint or error code, the
+reason attract mode picked a game)."""
 
 
 def load(lang: str) -> dict[str, str]:

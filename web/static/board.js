@@ -17,9 +17,11 @@ import { renderLeaderboard } from "./board/leaderboard.js";
 import { loadPin, renderLobby } from "./board/lobby.js";
 import { gameOver, narrate, playbackCaption, say } from "./board/narration.js";
 import { pause, wait } from "./board/pacing.js";
+import { renderReplay, setHost, shownView, wireReplay } from "./board/replay.js";
 import { MAMBO, drawRing, figureKey, slide } from "./board/ring.js";
 import { renderScores } from "./board/scores.js";
 import { renderSheetLink } from "./board/sheetlink.js";
+import { cue, unlockOnGesture } from "./board/sound.js";
 import { snapshot, state } from "./board/state.js";
 import { startStrip } from "./board/strip.js";
 
@@ -38,6 +40,7 @@ async function animate(step, view) {
   for (let index = 0; index < events.length; index += 1) {
     const ev = events[index];
     const text = narrate(ev, events, index, round);
+    cue(ev);  // the booth's sound, as the cursor's step is animated
     if (ev.type === "reveal") state.cards = ev;
     if (ev.type === "move") {
       say(text);
@@ -86,7 +89,8 @@ async function play() {
   render();
 }
 
-function onView(view) {
+function onView(tableView) {
+  const view = shownView(tableView);  // a replay's board, or the table's own
   const previous = state.view;
   state.view = view;
   const p = view.playback;
@@ -124,6 +128,7 @@ function renderSide() {
   renderChart();
   renderLeaderboard();
   renderSheetLink();
+  renderReplay();
 }
 
 function render() {
@@ -170,6 +175,7 @@ async function findHost() {
   } catch (e) {
     hostToken = null;
   }
+  setHost(hostToken);
   renderControls();
 }
 
@@ -194,6 +200,8 @@ onLang(() => render());
 window.addEventListener("resize", () => { if (!state.playing) drawRing(); });
 loadPin();
 wireControls();
+wireReplay();
+unlockOnGesture();
 findHost();
 if (new URLSearchParams(window.location.search).get("leds") === "1") startStrip();
 live(onView);

@@ -12,6 +12,7 @@ import { nameCounter } from "./common/namecount.js";
 import { startPage } from "./common/page.js";
 import { clearToast, toast } from "./common/toast.js";
 import { renderArchive } from "./host/archive.js";
+import { renderBooth, wireBooth } from "./host/booth.js";
 import { renderDay, wireNewDay } from "./host/day.js";
 import { closeHandover, handoverPending, openHandover } from "./host/handover.js";
 import { renderLights } from "./host/lights.js";
@@ -96,6 +97,7 @@ function render() {
   renderLights(view);
   renderArchive(view);
   renderDay(view);
+  renderBooth(view);
   const storage = view.storage || { ok: true };
   $("storage-warning").hidden = storage.ok !== false;
   if (storage.ok === false) {
@@ -117,6 +119,7 @@ const confirmUndo = modal($("confirm-undo"), (answer) => {
 });
 
 wireNewDay();
+wireBooth();
 wireOrder();
 $("login-form").addEventListener("submit", login);
 $("local-login").addEventListener("click", () => loginWith({}));

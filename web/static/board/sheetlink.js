@@ -8,7 +8,8 @@ import { state } from "./state.js";
 
 export function renderSheetLink() {
   const view = state.view;
-  const show = Boolean(view) && view.phase === "finished" && !state.playing;
+  // not for a replay's end (board/replay.js): its game_id names the replay, not a sheet
+  const show = Boolean(view) && view.phase === "finished" && !state.playing && !view.replay;
   $("sheet-box").hidden = !show;
   if (!show) return;
   const path = `/games/${encodeURIComponent(view.game_id)}/sheet`;

@@ -3,7 +3,8 @@
    Name-keyed parts are Maps: a player may be called "__proto__" or "toString". */
 
 export const state = {
-  view: null,
+  view: null,       // what the board draws: the table's view, or a replay's board over it
+  table: null,      // the table's own view (board/replay.js)
   gameId: null,
   shown: null,      // what the ring shows now: {rhino, positions, minus, rounds, dung}
   queue: [],        // steps still to animate: {step, view}

@@ -3,8 +3,9 @@
    table moves on to another game or one finishes). */
 
 import { api } from "../common/api.js";
-import { $, el, keyed } from "../common/dom.js";
+import { $, el, keyed, setText } from "../common/dom.js";
 import { currentLang, t } from "../common/i18n.js";
+import { replayGame } from "./booth.js";
 
 const LAST = 5;  // finished games listed
 let games = [];
@@ -32,12 +33,17 @@ function drawList() {
   const finished = games.filter((g) => g.finished).slice(-LAST).reverse();
   $("archive-none").hidden = finished.length > 0;
   keyed($("archive-list"), finished, (g) => String(g.id),
-    () => el("li", {}, el("a", {})),
+    (g) => el("li", {}, el("a", {}), " ",
+      el("button", { type: "button", class: "secondary replay-game", dataset: { game: g.id },
+        onclick: (event) => replayGame(event.currentTarget, g.id) })),
     (node, g) => {
       const link = node.firstChild;
       link.setAttribute("href", sheetPath(g.id));
       link.textContent = t("host.archive_game", { game: g.id, time: when(g.finished),
         players: (g.players || []).join(", ") });
+      const button = node.querySelector("button");
+      setText(button, t("host.replay"));
+      button.setAttribute("aria-label", t("host.replay_game", { game: g.id }));
     });
 }
 
