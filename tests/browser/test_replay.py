@@ -82,6 +82,8 @@ def test_an_idle_lobby_falls_into_attract_mode_and_a_phone_stops_it(
                                 ".textContent === text", arg=reason, timeout=WAIT_MS)
         assert board.is_visible("#replay-reason") and board.is_visible("#qr")
         assert board.is_visible("#join-box")
+        # a replay for passers-by offers nobody the host's way in
+        assert not board.is_visible("#pin") and not board.is_visible("#host-link")
         # the strip plays the replay too (not its idle animation): between two replayed
         # rounds it shows exactly the replay's pieces
         def strip_shows_the_replay() -> bool:
@@ -103,11 +105,35 @@ def test_an_idle_lobby_falls_into_attract_mode_and_a_phone_stops_it(
         view = server.state()
         assert view["replay"] is None and view["phase"] == "lobby"
         assert [s["name"] for s in view["seats"]] == ["Zoe"]
+        board.wait_for_selector("#host-link", state="visible", timeout=WAIT_MS)
         board.screenshot(path=str(artifacts / "board-attract-stopped-1920x1080.png"))
         assert errors == []
     finally:
         board_ctx.close()
         phone_ctx.close()
+
+
+def covered(page: Any) -> list[tuple[str, str]]:
+    """The visible buttons that cover another button or any text on the ring."""
+    found: list[tuple[str, str]] = page.evaluate("""() => {
+      const box = (e) => e.getBoundingClientRect();
+      const meets = (p, q) => p.left < q.right && q.left < p.right
+        && p.top < q.bottom && q.top < p.bottom;
+      const buttons = [...document.querySelectorAll("button")]
+        .filter((e) => e.offsetParent !== null);
+      const texts = [...document.querySelectorAll("#ring text")];
+      const pairs = [];
+      buttons.forEach((b, i) => {
+        buttons.slice(i + 1).forEach((c) => {
+          if (meets(box(b), box(c))) pairs.push([b.id, c.id]);
+        });
+        texts.forEach((t) => {
+          if (t.textContent && meets(box(b), box(t))) pairs.push([b.id, t.textContent]);
+        });
+      });
+      return pairs;
+    }""")
+    return found
 
 
 def finish_a_game(server: Server, host: str) -> int:
@@ -163,6 +189,7 @@ def test_watch_again_replays_the_game_on_the_board_and_the_strip(
                 board.wait_for_function("(key) => document.body.dataset.step === key",
                                         arg=key, timeout=WAIT_MS)
                 assert board.evaluate("() => document.body.dataset.cues") is None
+                assert not covered(board)
                 board.screenshot(path=str(artifacts / "board-replay-1920x1080.png"))
                 reloaded = True
             server.call("POST", "/host/next", {}, host)

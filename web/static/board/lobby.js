@@ -41,11 +41,15 @@ export function renderLobby() {
   showPin();
 }
 
+/* The host's way in shows only in a quiet lobby: a replay for passers-by (attract mode
+   at a booth) is no time to offer the table's controls to whoever scans the screen. */
 function showPin() {
-  $("pin").hidden = !pin;
+  const view = state.view;
+  const quiet = !view || !view.replay;
+  $("pin").hidden = !pin || !quiet;
   if (pin) setText($("pin"), t("board.pin", { pin }));
-  $("host-link").hidden = !hostLink;
-  if (hostLink) {
+  $("host-link").hidden = !hostLink || !quiet;
+  if (hostLink && quiet) {
     const qr = $("host-qr");
     if (!qr.getAttribute("src")) qr.src = qr.dataset.src;
     qr.alt = t("board.host_qr_alt");
