@@ -108,3 +108,24 @@ def test_a_shrunk_list_loses_its_end_and_unchanged_values_are_copied() -> None:
     ops = diff(old, undone)
     assert [op["op"] for op in ops[1:]] == ["replace", "replace", "remove", "remove"]
     assert apply(orjson.loads(orjson.dumps(old)), ops) == undone
+
+
+def test_an_undo_after_round_12_copies_the_round_left_last(tmp_path: Path) -> None:
+    """Undoing round 12 drops its history entry; the new ``last_round`` is round 11's
+    entry, which the page has: copied, not sent again."""
+    whole_game(tmp_path, 0, True)  # then the table starts again on its store
+    store = Store(tmp_path / "kalimambo.sqlite3")
+    table = Table(store, 32, HostAuth(store, "1234", "key"), runner=InlineRunner(),
+                  default_pacing="step", default_pause_ms=500, clock=lambda: 0.0)
+    before = table.current
+    undone: list[Change] = []
+    table.listeners.append(undone.append)
+    table.undo()
+    store.close()
+    (change,) = undone
+    assert change.patch_json is not None
+    ops = orjson.loads(change.patch_json)
+    assert {"op": "copy", "from": "/history/10", "path": "/last_round"} in ops
+    assert len(patch_message(change)) <= LIMIT
+    shown = orjson.loads(before.view_json)
+    assert apply(shown, ops) == orjson.loads(change.view_json)

@@ -61,6 +61,13 @@ def _know(value: dict[str, Any] | list[Any], path: list[str], known: dict[int, s
             known.setdefault(id(member), _pointer([*path, str(key)]))
 
 
+def _know_items(items: list[Any], path: list[str], known: dict[int, str]) -> None:
+    """Note a list's items that stay where they are as copy sources."""
+    for i, item in enumerate(items):
+        if isinstance(item, (dict, list)):
+            known.setdefault(id(item), _pointer([*path, str(i)]))
+
+
 def _diff_value(old: Any, new: Any, path: list[str], ops: list[Op],
                 known: dict[int, str]) -> None:
     """Append the operations turning ``old`` into ``new`` at ``path``; ``known`` maps
@@ -84,11 +91,13 @@ def _diff_value(old: Any, new: Any, path: list[str], ops: list[Op],
             _diff_value(was, now, [*path, str(i)], fine, known)
     elif isinstance(old, list) and isinstance(new, list) and len(new) > len(old) \
             and new[:len(old)] == old:
+        _know_items(new[:len(old)], path, known)
         for i in range(len(old), len(new)):
             _add(_pointer([*path, "-"]), new[i], fine, known, _pointer([*path, str(i)]))
             known[id(new[i])] = _pointer([*path, str(i)])
     elif isinstance(old, list) and isinstance(new, list) and len(new) < len(old) \
             and old[:len(new)] == new:
+        _know_items(new, path, known)  # an undo's new last_round is the entry left last
         fine = [{"op": "remove", "path": _pointer([*path, str(i)])}
                 for i in range(len(old) - 1, len(new) - 1, -1)]
     else:
