@@ -21,6 +21,7 @@ from typing import Any
 
 from kalimambo.engine.events import Event, event_from_dict
 from kalimambo.engine.record import parse_record, replay
+from kalimambo.engine.setup import is_int
 from kalimambo.engine.timeline import BoardState
 from kalimambo.web.archive import stored_record
 from kalimambo.web.errors import ApiError, bad_request, conflict
@@ -195,6 +196,13 @@ class Running:
                                        self.pacing, self.pause_ms, now)
         self.wait_until = None
 
+    def start(self, now: float) -> None:
+        """From the first round's reveal, shown at once in any pacing."""
+        self.begin(0, now)
+        assert self.playback is not None
+        self.playback.advance(now)
+        self._after(now)
+
     def shown(self) -> tuple[Event, ...] | None:
         """The events of the step just shown (the strip animates them)."""
         current = self.playback.current() if self.playback else None
@@ -312,7 +320,7 @@ def check_settings(data: dict[str, Any]) -> dict[str, Any]:
             raise bad_request("bad_setting", f"{key} is true or false.")
     after = found.get("attract_after_s")
     if "attract_after_s" in found and (
-            not isinstance(after, int) or isinstance(after, bool)
+            not is_int(after)
             or not ATTRACT_AFTER_MIN_S <= after <= ATTRACT_AFTER_MAX_S):
         raise bad_request("bad_setting", "attract_after_s is a whole number of seconds from "
                                          f"{ATTRACT_AFTER_MIN_S} to {ATTRACT_AFTER_MAX_S}.")
@@ -405,10 +413,7 @@ class Replays:
             return False
         game, reason = picked
         self.running = Running(game, True, reason, "auto", pause_ms)
-        self.running.begin(0, now)
-        assert self.running.playback is not None
-        self.running.playback.advance(now)
-        self.running._after(now)
+        self.running.start(now)
         return True
 
     def _day_games(self) -> list[ReplayGame]:
@@ -430,7 +435,7 @@ class Replays:
               now: float) -> tuple[Event, ...] | None:
         """The host's replay of stored game ``game_id``; 4xx and nothing changed if it
         cannot be. Answers the first step's events (auto pacing shows the reveal)."""
-        if not isinstance(game_id, int) or isinstance(game_id, bool) or game_id < 1:
+        if not is_int(game_id) or game_id < 1:
             raise bad_request("bad_game_id", "game_id is the number of a game in the "
                                              "archive (GET /api/v1/games).")
         if phase not in ("lobby", "finished"):
@@ -444,10 +449,7 @@ class Replays:
             raise conflict("nothing_to_replay", f"Game {game_id} has no round played: "
                                                 "there is nothing to replay.")
         running = Running(game, False, None, pacing, pause_ms)
-        running.begin(0, now)
-        assert running.playback is not None
-        running.playback.advance(now)
-        running._after(now)
+        running.start(now)
         self.running = running
         return running.shown()
 
