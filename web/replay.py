@@ -198,7 +198,11 @@ class Running:
 
     def start(self, now: float) -> None:
         """From the first round's reveal, shown at once in any pacing."""
-        self.begin(0, now)
+        self._open(0, now)
+
+    def _open(self, index: int, now: float) -> None:
+        """Round ``index`` with its reveal shown at once, as a live round's."""
+        self.begin(index, now)
         assert self.playback is not None
         self.playback.advance(now)
         self._after(now)
@@ -231,37 +235,27 @@ class Running:
             return "", None
         if self.last:
             return "ended", None
-        self.begin(self.index + 1, now)
-        assert self.playback is not None
-        self.playback.advance(now)  # the reveal at once, as a live round's
-        self._after(now)
+        self._open(self.index + 1, now)
         return "moved", self.shown()
 
-    def next(self, now: float) -> tuple[Event, ...] | None:
-        """"Next": one more step, or the next round's reveal."""
-        playback = self.playback
-        assert playback is not None
-        if playback.done:
+    def _round_to_play(self, now: float) -> Playback:
+        """The round that Next or Skip acts on: this one, or once it is done the next."""
+        if self.playback is not None and self.playback.done:
             if self.last:
                 raise conflict("not_playing", "The replay has ended.")
             self.begin(self.index + 1, now)
-            playback = self.playback
-            assert playback is not None
-        playback.next(now)
+        assert self.playback is not None
+        return self.playback
+
+    def next(self, now: float) -> tuple[Event, ...] | None:
+        """"Next": one more step, or the next round's reveal."""
+        self._round_to_play(now).next(now)
         self._after(now)
         return self.shown()
 
     def skip(self, now: float) -> tuple[Event, ...] | None:
         """"Skip": the end of this round (between rounds: of the next one)."""
-        playback = self.playback
-        assert playback is not None
-        if playback.done:
-            if self.last:
-                raise conflict("not_playing", "The replay has ended.")
-            self.begin(self.index + 1, now)
-            playback = self.playback
-            assert playback is not None
-        playback.skip()
+        self._round_to_play(now).skip()
         self._after(now)
         return self.shown()
 
