@@ -74,6 +74,11 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
                         ".includes(`step ${k} of`)", arg=k, timeout=WAIT_MS)
                     assert not page.is_visible("#sheet")
                     assert "Round 1" not in (page.text_content("#last-title") or "")
+                    # the hand waits, and looks it: no card looks tappable
+                    assert page.evaluate("""() => [...document.querySelectorAll(
+                        '#hand .card:not(.played)')].every((c) => c.disabled
+                        && getComputedStyle(c).filter !== 'none'
+                        && getComputedStyle(c).cursor === 'default')""")
             if k == 2:  # a board page reloaded mid-playback resumes at the cursor
                 board.reload()
                 board_at(k)

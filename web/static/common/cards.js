@@ -46,6 +46,7 @@ export function renderHand(box, opts) {
     }
   }
   box.onTap = opts.onTap;
+  box.classList.toggle("locked", Boolean(opts.locked) && !opts.preview);
   VALUES.forEach((value, i) => {
     const button = box.children[i];
     const classes = ["card", `c-${opts.colour || "natural"}`];
