@@ -306,6 +306,7 @@ def servers() -> Iterator[list[ServerProcess]]:
         server.kill()
 
 
+@pytest.mark.slow
 def test_a_full_disk_refuses_with_507_and_loses_nothing(servers: list[ServerProcess],
                                                          tmp_path: Path) -> None:
     with tmpfs(tmp_path / "small", "8m") as mount:

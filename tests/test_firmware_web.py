@@ -47,6 +47,7 @@ def client(tmp_path: Path) -> Iterator[Any]:
 
 
 @pytest.mark.parametrize("players", [3, 7])
+@pytest.mark.slow
 def test_after_start_the_strip_shows_every_piece(client: Any, players: int) -> None:
     host_token = client.post("/api/v1/host", json={"pin": "1234"}).json["token"]
     for name in NAMES[:players]:

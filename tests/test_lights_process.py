@@ -89,6 +89,7 @@ def table(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
         server.kill()
 
 
+@pytest.mark.slow
 def test_a_pi4_board_off_a_pi_answers_at_once_and_plays_a_whole_game(tmp_path: Path) -> None:
     """The board file names buttons (GPIO 17, 27) and a buzzer (GPIO 22), lgpio is
     installed: the table answers within 5 s (the frozen worker of issue 9 never did),
@@ -126,6 +127,7 @@ def test_a_pi4_board_off_a_pi_answers_at_once_and_plays_a_whole_game(tmp_path: P
     assert not list(ROOT.glob(".lgd-nfy*")), "lgpio's pipes stay out of the checkout"
 
 
+@pytest.mark.slow
 def test_the_lights_process_dies_and_comes_back(table: Callable[..., ServerProcess]) -> None:
     server = table()
     assert wait_for(lambda: lights_of(server)["ok"], timeout=30)
@@ -146,6 +148,7 @@ def test_the_lights_process_dies_and_comes_back(table: Callable[..., ServerProce
     assert wait_for(lit, timeout=30)
 
 
+@pytest.mark.slow
 def test_the_web_worker_dies_and_the_lights_reconnect(
         table: Callable[..., ServerProcess]) -> None:
     server = table()
@@ -165,6 +168,7 @@ def test_the_web_worker_dies_and_the_lights_reconnect(
     assert server.lights_pids() == [lights_pid]  # the same lights process, connected again
 
 
+@pytest.mark.slow
 def test_an_external_lights_process_outlives_the_table(
         tmp_path: Path, table: Callable[..., ServerProcess]) -> None:
     sock = str(tmp_path / "lights.sock")
@@ -191,6 +195,7 @@ def test_an_external_lights_process_outlives_the_table(
     assert text.count("connected to the table") >= 2
 
 
+@pytest.mark.slow
 def test_lights_off_runs_no_lights_process(table: Callable[..., ServerProcess]) -> None:
     server = table("--lights", "off")
     assert server.lights_pids() == []
@@ -199,6 +204,7 @@ def test_lights_off_runs_no_lights_process(table: Callable[..., ServerProcess]) 
     play_a_whole_game(server.url)
 
 
+@pytest.mark.slow
 def test_stopping_the_table_stops_its_lights_child(
         table: Callable[..., ServerProcess]) -> None:
     server = table()
@@ -213,6 +219,7 @@ def test_stopping_the_table_stops_its_lights_child(
     assert not private.exists()
 
 
+@pytest.mark.slow
 def test_a_killed_table_takes_its_lights_child_along(
         table: Callable[..., ServerProcess]) -> None:
     """Even a master killed outright (no clean-up) leaves no lights process behind."""

@@ -133,6 +133,7 @@ def frozen_then_back(server: ServerProcess, notify: NotifySocket, worker: int,
     assert server.lights_pids() == lights
 
 
+@pytest.mark.slow
 def test_ready_then_watchdog_then_a_stopped_worker_is_replaced(
         watched: ServerProcess, notify: NotifySocket) -> None:
     (worker,) = watched.worker_pids()
@@ -147,6 +148,7 @@ def test_ready_then_watchdog_then_a_stopped_worker_is_replaced(
 
 
 @pytest.mark.skipif(not HAS_LGPIO, reason="needs lgpio (the dev extras install it)")
+@pytest.mark.slow
 def test_a_worker_frozen_by_lgpio_under_gevent_is_replaced(
         watched: ServerProcess, notify: NotifySocket) -> None:
     """The freeze of issue 9 itself: the worker imports lgpio (the test hook does it on
@@ -161,6 +163,7 @@ def test_a_worker_frozen_by_lgpio_under_gevent_is_replaced(
     print(f"a worker frozen by lgpio answered again after {time.monotonic() - begun:.1f} s")
 
 
+@pytest.mark.slow
 def test_a_slow_boot_is_not_taken_for_a_freeze(tmp_path: Path) -> None:
     """Loading the app counts against gunicorn's worker timeout: a worker that needs
     longer than the timeout to load (a slow Pi) must still come up, not be replaced
@@ -180,6 +183,7 @@ def test_a_slow_boot_is_not_taken_for_a_freeze(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not HAS_LGPIO, reason="needs lgpio (the dev extras install it)")
+@pytest.mark.slow
 def test_importing_lgpio_under_gevent_hangs_and_plain_does_not(tmp_path: Path) -> None:
     """The hazard the separate lights process guards against, on this machine."""
     patched = subprocess.Popen([sys.executable, "-c", "from gevent import monkey; "

@@ -109,6 +109,7 @@ def _checks() -> list[Any]:
 CHECKS = _checks()
 
 
+@pytest.mark.slow
 def test_schemathesis_over_every_route(seeded: tuple[Any, dict[str, str]]) -> None:
     """Every operation, a bounded number of generated requests each, as host and seat:
     no 5xx, answers as documented, every error in the API's shape."""
@@ -129,6 +130,7 @@ def test_schemathesis_over_every_route(seeded: tuple[Any, dict[str, str]]) -> No
     assert seen == documented() - {("get", "/api/v1/events"), ("get", "/api/v1/openapi.json")}
 
 
+@pytest.mark.slow
 def test_schemathesis_stateful_hosted_seats(tmp_path: Path) -> None:
     """Chains along the document's links: a hosted seat made, then viewed, picked for
     and removed by the id its answer gave (the id never holds a "/"); every scenario
