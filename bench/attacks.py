@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.sse import children, rss_kb
+from bench.sse import children, is_lights, rss_kb
 from tests.helpers import ROOT, free_port
 
 PIN = "4821"
@@ -194,7 +194,7 @@ def main() -> None:
                     break
                 except OSError:
                     time.sleep(0.1)
-            worker = children(proc.pid)[0]
+            worker = next(pid for pid in children(proc.pid) if not is_lights(pid))
             print(f"server up, worker {rss_kb(worker) // 1024} MB")
             steps: list[Callable[[], None]] = [
                 lambda: streams(port, worker, 1, "127.0.1"),
