@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -97,11 +98,14 @@ def test_an_idle_lobby_falls_into_attract_mode_and_a_phone_stops_it(
         phone.goto(f"{server.url}/")
         phone.wait_for_selector("#join-form", state="visible", timeout=WAIT_MS)
         phone.fill("#name", "Zoe")
+        clicked = time.monotonic()
         phone.click("#join-button")  # from here: within one second, the lobby
         board.wait_for_function(
             "() => document.body.dataset.replay === '' && !document.getElementById("
             "'join-box').hidden && document.getElementById('phase').textContent"
             ".includes('1')", timeout=JOIN_CEILING_MS)
+        print(f"join tapped -> attract mode gone, lobby on the board: "
+              f"{(time.monotonic() - clicked) * 1000:.0f} ms")
         view = server.state()
         assert view["replay"] is None and view["phase"] == "lobby"
         assert [s["name"] for s in view["seats"]] == ["Zoe"]

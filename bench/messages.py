@@ -1,0 +1,128 @@
+"""Event-stream message sizes for every kind of change, in-process: steps, skips, undos.
+
+Run ``.venv/bin/python -m bench.messages``.  ``bench.sse`` measures a real server, but
+only the steps of games played to the end; this plays 7-seat games on the table's
+state machine and service (real SQLite, step pacing, no Flask) and sizes the patch
+message of every change, by what made it: a step ("next"), a skip at step 0, 1 or 3 of
+every round, and undos at the start, in the middle and after a round.  Once with the
+sample names and once with seven names of the longest length a seat may have
+(``seats.NAME_MAX``), with every seat playing its lowest card (ties: everyone pays at
+once) or random cards.  Prints the largest message of each kind and how many are over
+2 KB; asserts nothing about them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from kalimambo.engine.rules import ROUNDS
+from kalimambo.engine.setup import SAMPLE_NAMES
+from kalimambo.web.events import patch_message
+from kalimambo.web.host import HostAuth
+from kalimambo.web.seats import NAME_MAX
+from kalimambo.web.store import Store
+from kalimambo.web.table import Change, Table
+from kalimambo.web.tasks import InlineRunner
+
+LIMIT = 2048
+LONG_NAMES = tuple(name.ljust(NAME_MAX, name[-1]) for name in SAMPLE_NAMES)
+SKIP_AT = (0, 1, 3)
+
+
+def _table(folder: Path) -> Table:
+    store = Store(folder / "kalimambo.sqlite3")
+    return Table(store, 32, HostAuth(store, "1234", "key"), runner=InlineRunner(),
+                 default_pacing="step", default_pause_ms=500, clock=lambda: 0.0)
+
+
+def _sized(table: Table, sizes: list[int], action: Callable[[], object]) -> None:
+    """Run ``action`` and add the size of every message it makes to ``sizes``."""
+    changes: list[Change] = []
+    table.listeners.append(changes.append)
+    try:
+        action()
+    finally:
+        table.listeners.remove(changes.append)
+    sizes += [len(patch_message(change)) for change in changes]
+
+
+def _pick_all(table: Table, tokens: list[str], round_no: int, rng: random.Random,
+              lowest: bool) -> None:
+    for token in tokens:
+        hand = table.me(token)["me"]["hand"]
+        table.pick(token, round_no, hand[0] if lowest else rng.choice(hand))
+
+
+def one_game(names: Sequence[str], seed: int, lowest: bool, skip_at: int | None,
+             sizes: dict[str, list[int]]) -> None:
+    """A whole game: each round played step by step (``skip_at`` None) or skipped after
+    ``skip_at`` steps; with ``skip_at`` None some rounds are also undone and played
+    again (at the start, mid-playback or after)."""
+    with tempfile.TemporaryDirectory(prefix="kalimambo-messages-") as folder:
+        table = _table(Path(folder))
+        tokens = [table.join(name)[1] for name in names]
+        table.start(None, seed=seed)
+        rng = random.Random(seed)
+        round_no = undos = 0
+        while round_no < ROUNDS:
+            round_no += 1
+            _pick_all(table, tokens, round_no, rng, lowest)
+            if skip_at is not None:
+                for _ in range(skip_at):
+                    _sized(table, sizes["step"], table.next_step)
+                if table.playing:
+                    _sized(table, sizes["skip"], table.skip)
+                continue
+            shown = rng.randrange(4)
+            for _ in range(shown):
+                if table.playing:
+                    _sized(table, sizes["step"], table.next_step)
+            if undos < 3 and rng.random() < 0.2:
+                _sized(table, sizes["undo during a playback" if shown else "undo at once"],
+                       table.undo)
+                undos, round_no = undos + 1, round_no - 1
+                continue
+            while table.playing:
+                _sized(table, sizes["step"], table.next_step)
+            if undos < 3 and round_no < ROUNDS and rng.random() < 0.2:
+                _sized(table, sizes["undo after a round"], table.undo)
+                undos, round_no = undos + 1, round_no - 1
+        table.store.close()
+
+
+def measure(names: Sequence[str], games: int) -> dict[str, list[int]]:
+    sizes: dict[str, list[int]] = defaultdict(list)
+    for seed in range(games):
+        for lowest in (True, False):
+            for skip_at in (None, *SKIP_AT):
+                one_game(names, seed, lowest, skip_at, sizes)
+    return sizes
+
+
+def report(title: str, sizes: dict[str, list[int]]) -> None:
+    print(title)
+    for kind, found in sorted(sizes.items()):
+        over = sum(size > LIMIT for size in found)
+        print(f"  {kind}: {len(found)} messages, median {statistics.median(found):.0f} B, "
+              f"max {max(found)} B, over {LIMIT} B: {over}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.messages", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=5, help="seeds (each played 8 ways)")
+    args = parser.parse_args(argv)
+    report(f"7 seats, sample names {', '.join(SAMPLE_NAMES)}", measure(SAMPLE_NAMES, args.games))
+    report(f"7 seats, names of {NAME_MAX} letters", measure(LONG_NAMES, args.games))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
