@@ -267,6 +267,7 @@ def pss_kb(pid: int) -> int:
 
 
 def is_lights(pid: int) -> bool:
+    """Whether ``pid`` is a ``kalimambo lights`` process (else: gunicorn's worker)."""
     try:
         return b"lights" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
@@ -275,7 +276,7 @@ def is_lights(pid: int) -> bool:
 
 def children(pid: int) -> list[int]:
     """The processes ``pid`` started, from any of its threads (the lights process is
-    started by another thread than gunicorn's worker)."""
+    started, and restarted, by the master's ``lights-child`` thread)."""
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
