@@ -49,8 +49,12 @@ def boot_heartbeat(server: Any, worker: Any) -> None:
     loading may take longer than the 10 s that catch a frozen worker, which would then
     be replaced for ever.  So a plain thread (started before gevent patches anything)
     beats for it until it has booted, for at most ``BOOT_ALLOWANCE_S``; from then on only
-    the worker's own loop does, and a frozen worker is replaced after the timeout."""
-    import threading
+    the worker's own loop does, and a frozen worker is replaced after the timeout.
+
+    A bare ``_thread`` thread, not a ``threading.Thread``: once gevent has patched
+    ``get_ident``, a ``threading.Thread`` ending could not find itself in ``threading``'s
+    table and printed a KeyError traceback at every start."""
+    import _thread
     import time
 
     sleep, started = time.sleep, time.monotonic()  # the real sleep, taken before patching
@@ -63,7 +67,7 @@ def boot_heartbeat(server: Any, worker: Any) -> None:
                 return
             sleep(1.0)
 
-    threading.Thread(target=beat, name="boot-heartbeat", daemon=True).start()
+    _thread.start_new_thread(beat, ())
 
 
 def parse(argv: Sequence[str]) -> Any:

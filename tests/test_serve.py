@@ -185,6 +185,9 @@ def test_bots_think_in_the_background_and_keep_up(server: Any, http: Any) -> Non
         assert view["phase"] == "finished"
     finally:
         watcher.close()
+    # seconds after the worker booted: nothing it started (the boot heartbeat's thread
+    # ending under gevent, the bots' threads) left a traceback on the console
+    assert "Traceback" not in server.log.read_text(errors="replace")
 
 
 def test_no_control_socket_is_opened(start_server: Any, tmp_path: Path) -> None:
