@@ -220,6 +220,20 @@ def test_stopping_the_table_stops_its_lights_child(
 
 
 @pytest.mark.slow
+def test_ctrl_c_stops_the_table_and_its_lights_child_without_a_restart(
+        table: Callable[..., ServerProcess]) -> None:
+    """Ctrl-C reaches the whole group at once: the child ending then is the table
+    stopping, not a crash to report and restart."""
+    server = table()
+    assert wait_for(lambda: len(server.lights_pids()) == 1, timeout=30)
+    (child,) = server.lights_pids()
+    server.stop(signal.SIGINT)  # the terminal's Ctrl-C: every process of the group
+    assert not Path(f"/proc/{child}").exists() or state_of(child) == "Z"
+    log = server.log.read_text(errors="replace")
+    assert "starting it again" not in log and "Traceback" not in log
+
+
+@pytest.mark.slow
 def test_a_killed_table_takes_its_lights_child_along(
         table: Callable[..., ServerProcess]) -> None:
     """Even a master killed outright (no clean-up) leaves no lights process behind."""

@@ -54,17 +54,17 @@ class LightsChild:
                     proc = None
                 self.proc = proc
                 self.starts += 1
-            if proc is not None:
-                # gunicorn's master reaps every child; then wait() reports 0.
-                code = proc.wait()
-                if self._stop.is_set():
-                    return
-                log.warning("lights: the lights process (pid %d) ended with status %s; "
-                            "starting it again", proc.pid, code)
+            # gunicorn's master reaps every child; then wait() reports 0.
+            code = proc.wait() if proc is not None else None
             if time.monotonic() - started > STEADY_S:
                 pause = FIRST_PAUSE_S
+            # Ctrl-C reaches the child and the table at once: the child's end is then
+            # the table stopping, which stop() says within the pause; nothing to report.
             if self._stop.wait(pause):
                 return
+            if proc is not None:
+                log.warning("lights: the lights process (pid %d) ended with status %s; "
+                            "starting it again", proc.pid, code)
             pause = min(pause * 2, LONGEST_PAUSE_S)
 
     def stop(self) -> None:
