@@ -24,8 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.sse import children, is_lights, rss_kb
-from tests.helpers import ROOT, free_port
+from bench.sse import rss_kb
+from tests.helpers import ROOT, child_pids, free_port, runs
 
 PIN = "4821"
 
@@ -194,7 +194,7 @@ def main() -> None:
                     break
                 except OSError:
                     time.sleep(0.1)
-            worker = next(pid for pid in children(proc.pid) if not is_lights(pid))
+            worker = next(pid for pid in child_pids(proc.pid) if runs(pid, "serve"))
             print(f"server up, worker {rss_kb(worker) // 1024} MB")
             steps: list[Callable[[], None]] = [
                 lambda: streams(port, worker, 1, "127.0.1"),

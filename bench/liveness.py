@@ -28,7 +28,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.helpers import ROOT, free_port
+from tests.helpers import ROOT, child_pids, free_port, runs
 
 HOOK = ROOT / "tests" / "worker_hook"
 
@@ -42,12 +42,7 @@ def answers(url: str) -> bool:
 
 
 def worker_of(master: int) -> int | None:
-    for task in Path(f"/proc/{master}/task").glob("*"):
-        with contextlib.suppress(OSError):
-            for pid in (task / "children").read_text().split():
-                if b"\0serve\0" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    return int(pid)
-    return None
+    return next((pid for pid in child_pids(master) if runs(pid, "serve")), None)
 
 
 def wait_until_answering(url: str, ceiling: float = 120.0) -> float:

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from kalimambo.engine.setup import SAMPLE_NAMES
-from tests.helpers import ROOT, free_port
+from tests.helpers import ROOT, child_pids, free_port, runs
 
 NAMES = SAMPLE_NAMES
 
@@ -266,26 +266,6 @@ def pss_kb(pid: int) -> int:
     return _kb(f"/proc/{pid}/smaps_rollup", "Pss:")
 
 
-def is_lights(pid: int) -> bool:
-    """Whether ``pid`` is a ``kalimambo lights`` process (else: gunicorn's worker)."""
-    try:
-        return b"lights" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-
-
-def children(pid: int) -> list[int]:
-    """The processes ``pid`` started, from any of its threads (the lights process is
-    started, and restarted, by the master's ``lights-child`` thread)."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return sorted(found)
-
-
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -357,13 +337,13 @@ def run(clients: int, seats: int, games: int, under: str | None = None) -> dict[
             if view["phase"] != "finished" or len(view["history"]) != 12:
                 raise RuntimeError(f"game {game + 1} did not finish after round 12")
         time.sleep(0.2)  # the last messages (the strip's status) reach the sized stream
-        forked = children(proc.pid)
-        parts = {"master": [proc.pid], "worker": [p for p in forked if not is_lights(p)],
-                 "lights": [p for p in forked if is_lights(p)]}
-        memory = {f"{kind}_{name}_mb": round(sum(measure(p) for p in pids) / 1024, 1)
-                  for name, pids in parts.items()
-                  for kind, measure in (("rss", rss_kb), ("pss", pss_kb))}
-        pss_total = sum(pss_kb(p) for pids in parts.values() for p in pids)
+        forked = child_pids(proc.pid)
+        parts = {"master": [proc.pid], "worker": [p for p in forked if runs(p, "serve")],
+                 "lights": [p for p in forked if runs(p, "lights")]}
+        memory_kb = {f"{kind}_{name}": sum(measure(p) for p in pids)
+                     for name, pids in parts.items()
+                     for kind, measure in (("rss", rss_kb), ("pss", pss_kb))}
+        memory_kb["pss_total"] = sum(memory_kb[f"pss_{name}"] for name in parts)
         reconnect = streams.drop_and_reconnect()
         streams.close()
         message_sizes = [size for _, size in streams.sizes]
@@ -380,8 +360,7 @@ def run(clients: int, seats: int, games: int, under: str | None = None) -> dict[
             "all_clients_ms_median": round(statistics.median(all_clients), 2),
             "all_clients_ms_p99": round(percentile(all_clients, 0.99), 2),
             "all_clients_ms_max": round(max(all_clients), 2),
-            **memory,
-            "pss_total_mb": round(pss_total / 1024, 1),
+            **{f"{key}_mb": round(kb / 1024, 1) for key, kb in memory_kb.items()},
             "reconnect_storm_ms": round(reconnect * 1000, 1),
         }
     finally:

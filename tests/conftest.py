@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, free_port
+from tests.helpers import ROOT, child_pids, free_port, runs
 
 PIN = "1234"
 HOST_PIN = PIN
@@ -174,23 +174,15 @@ class ServerProcess:
 
     def children(self) -> list[int]:
         """The master's children: the gunicorn worker and the lights process."""
-        if self.proc is None:
-            return []
-        found: list[int] = []
-        for task in Path(f"/proc/{self.proc.pid}/task").glob("*"):
-            try:
-                found += [int(pid) for pid in (task / "children").read_text().split()]
-            except OSError:
-                continue
-        return found
+        return child_pids(self.proc.pid) if self.proc is not None else []
 
     def worker_pids(self) -> list[int]:
         """The gunicorn worker(s): the master's forks (the same command line)."""
-        return [pid for pid in self.children() if b"\0serve\0" in _cmdline(pid)]
+        return [pid for pid in self.children() if runs(pid, "serve")]
 
     def lights_pids(self) -> list[int]:
         """The supervised ``kalimambo lights`` child (``--lights child``)."""
-        return [pid for pid in self.children() if b"\0lights\0" in _cmdline(pid)]
+        return [pid for pid in self.children() if runs(pid, "lights")]
 
     # -- a small client for set-up and checks -------------------------------------
     def call(self, method: str, path: str, body: Any = None,
@@ -207,13 +199,6 @@ class ServerProcess:
     def host_token(self) -> str:
         token: str = self.call("POST", "/host", {"pin": self.pin})["token"]
         return token
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
 
 
 @pytest.fixture

@@ -22,6 +22,27 @@ VECTOR_COPIES = ROOT / "tests" / "vectors"
 NAMES = SAMPLE_NAMES
 
 
+def child_pids(pid: int) -> list[int]:
+    """The processes ``pid`` started, from any of its threads: a table's master forks
+    its gunicorn worker, and starts the lights process from its ``lights-child`` thread."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return sorted(found)
+
+
+def runs(pid: int, command: str) -> bool:
+    """Whether process ``pid`` runs ``kalimambo <command>`` (``serve``: a table's master
+    and its gunicorn worker, a fork of it; ``lights``: the lights process)."""
+    try:
+        return f"\0{command}\0".encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 just now (for a server a test starts)."""
     with socket.socket() as sock:
