@@ -4,7 +4,8 @@ Run ``.venv/bin/python -m bench.messages``.  ``bench.sse`` measures a real serve
 only the steps of games played to the end; this plays 7-seat games on the table's
 state machine and service (real SQLite, step pacing, no Flask) and sizes the patch
 message of every change, by what made it: a step ("next"), a skip at step 0, 1 or 3 of
-every round, and undos at the start, in the middle and after a round.  Once with the
+every round, undos at the start, in the middle and after a round, and a replay of the
+finished game ("watch again", stepped through and skipped).  Once with the
 sample names and once with seven names of the longest length a seat may have
 (``seats.NAME_MAX``), with every seat playing its lowest card (ties: everyone pays at
 once) or random cards.  Prints the largest message of each kind and how many are over
@@ -94,7 +95,28 @@ def one_game(names: Sequence[str], seed: int, lowest: bool, skip_at: int | None,
             if undos < 3 and round_no < ROUNDS and rng.random() < 0.2:
                 _sized(table, sizes["undo after a round"], table.undo)
                 undos, round_no = undos + 1, round_no - 1
+        if skip_at is None:
+            replay_game(table, rng, sizes)
         table.store.close()
+
+
+def replay_game(table: Table, rng: random.Random, sizes: dict[str, list[int]]) -> None:
+    """"Watch again" on the finished game: each round stepped through or skipped (after
+    0 to 3 steps), at random."""
+    game_id = table.game_id
+    _sized(table, sizes["replay: start"], lambda: table.replay(game_id))
+    for round_no in range(1, ROUNDS + 1):
+        skip_after = rng.choice((None, 0, 1, 3))
+        shown = 0
+        while True:
+            playback = table.current.view["replay"]["board"]["playback"]
+            if playback["round"] == round_no and playback["step"] == playback["steps"]:
+                break
+            if skip_after is not None and shown >= skip_after:
+                _sized(table, sizes["replay: skip"], table.skip)
+            else:
+                _sized(table, sizes["replay: step"], table.next_step)
+                shown += 1
 
 
 def measure(names: Sequence[str], games: int) -> dict[str, list[int]]:

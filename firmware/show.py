@@ -39,6 +39,13 @@ MAX_QUEUED_STEPS = 200
 ATTRACT_COLOURS: tuple[RGB, ...] = (*EXPLORER_COLOURS.values(), MAMBO_COLOUR, KALI_COLOUR)
 
 
+def _skipped(view: Mapping[str, Any]) -> bool:
+    """The view's playback is at a step the host skipped to: draw it, do not animate."""
+    playback = view.get("playback")
+    current = playback.get("current") if isinstance(playback, Mapping) else None
+    return isinstance(current, Mapping) and current.get("skipped") is True
+
+
 def _key(view: Mapping[str, Any]) -> tuple[Any, int]:
     history = view.get("history")
     rounds = len(history) if isinstance(history, list) else view.get("round", 0)
@@ -92,10 +99,10 @@ class Show:
                 self.step_start = now
             self._queue(steps)
         elif (key != self.key and key != (self.key[0], self.key[1] + 1)) \
-                or (phase != self.phase and phase == "lobby"):
-            # Undo, a new game, a restart: whatever was playing is out of date.  (One
-            # more round in the history is the playback ending, in its own message
-            # right after its last step: that step goes on being animated.)
+                or (phase != self.phase and phase == "lobby") or _skipped(view):
+            # Undo, a new game, a restart, a skip: whatever was playing is out of date.
+            # (One more round in the history is the playback ending, in its own
+            # message right after its last step: that step goes on being animated.)
             self.steps = []
             self.scene = target.copy()
         if not self.steps:

@@ -189,6 +189,25 @@ def test_the_playback_ending_right_after_its_last_step_keeps_the_animation() -> 
     assert not show.playing
 
 
+def test_a_skip_draws_the_cursor_at_once() -> None:
+    """A step the host skipped to comes with no events and ``current.skipped``: the
+    strip drops the step it was animating and shows the board as the view has it."""
+    show = Show(12, "auto", 1000)
+    game = new_game()
+    show.update(view_of(game), None, 0.0)
+    show.steps.clear()
+    events = [e.to_dict() for e in game.play_round({"Ana": 7, "Ben": 11, "Caro": 3})]
+    playing = {**view_of(game, phase="playing"), "history": []}
+    step = {"round": 1, "step": 2, "steps": 9, "pacing": "auto", "shown": events[:2]}
+    show.update({**playing, "playback": {**step, "current": {
+        "kind": "move", "first": 1, "skipped": False}}}, events[1:2], 100.0)
+    assert show.playing  # an animated step
+    show.update({**playing, "playback": {**step, "step": 3, "current": {
+        "kind": "move", "first": 2, "skipped": True}}}, None, 100.1)
+    assert not show.playing
+    assert picture(show, 100.1) == "".join(letter(c) for c in show.target.draw()[0])
+
+
 def test_setup_intro_places_heaps_then_mambo_then_figures() -> None:
     show = Show(12, "step", 1000)  # the intro runs by itself even in step pacing
     game = new_game()

@@ -59,16 +59,20 @@ def make_table(data_dir: Path, clock: Clock) -> Table:
 
 
 def run_until(table: Table, clock: Clock, done: Any, limit: int = 2000) -> list[Any]:
-    """Move the clock to each due time and tick, until ``done(view)``; the changes seen."""
-    seen = []
-    for _ in range(limit):
-        if done(table.public_view()):
-            return seen
-        due = table.due()
-        assert due is not None, "the table waits for nothing"
-        clock.now = max(clock.now, due)
-        if table.tick():
-            seen.append(table.current)
+    """Move the clock to each due time and tick, until ``done(view)``; the changes seen
+    (a tick may make two: a round's last step, then its end)."""
+    seen: list[Any] = []
+    table.listeners.append(seen.append)
+    try:
+        for _ in range(limit):
+            if done(table.public_view()):
+                return seen
+            due = table.due()
+            assert due is not None, "the table waits for nothing"
+            clock.now = max(clock.now, due)
+            table.tick()
+    finally:
+        table.listeners.remove(seen.append)
     raise AssertionError("never got there")
 
 

@@ -118,8 +118,12 @@ def test_the_reveal_shows_every_card_and_kalis(client: Any, host_token: str) -> 
         playback = views[-1]["playback"]
         assert views[-1]["history"] == [] and views[-1]["round"] == 1
         if playback["step"] == playback["steps"]:  # the last step has its own message;
-            views.append(stream.next_view())       # the end follows by itself
-            assert views[-1]["playback"] == playback and views[-1]["phase"] == "picking"
+            views.append(stream.next_view())       # the end follows by itself,
+            end = views[-1]                          # with the round's closing event
+            assert [e["type"] for e in end["playback"]["shown"][len(playback["shown"]):]] \
+                == ["round_end"]
+            assert end["playback"] == {**playback, "shown": end["playback"]["shown"]}
+            assert end["phase"] == "picking"
             assert views[-1] == table.public_view()
             break
         assert not any(s["minus_points"] for s in views[-1]["seats"]) or playback["step"]

@@ -106,6 +106,15 @@ def pick_round(state: TableState, now: float = 0.0, offset: int = 0) -> list[Any
     return happened
 
 
+def skip(state: TableState) -> list[Any]:
+    """"Skip" as the service does it: one jump per step left, until the playback ends;
+    what the last jump did."""
+    happened = state.skip_step()
+    while state.playing:
+        happened = state.skip_step()
+    return happened
+
+
 def test_a_whole_game_lobby_picking_playing_finished() -> None:
     state = table()
     assert state.phase == "lobby" and view(state)["playback"] is None
@@ -223,7 +232,7 @@ def refusals(state: TableState) -> list[tuple[str, Callable[[], object]]]:
         out += [("not_started", lambda: state.plan_pick("Ana", 1, 0)),
                 ("not_started", state.plan_undo),
                 ("not_playing", lambda: state.next_step(0.0)),
-                ("not_playing", state.skip),
+                ("not_playing", state.skip_step),
                 ("name_taken", lambda: state.plan_join("kali", hosted=False, token_hash="x")),
                 ("bad_name", lambda: state.plan_join("", hosted=False, token_hash="x")),
                 ("no_such_seat", lambda: state.plan_remove("Zed")),
@@ -253,7 +262,7 @@ def refusals(state: TableState) -> list[tuple[str, Callable[[], object]]]:
                 ("bad_card", lambda: state.plan_pick("Ana", game.current_round, 12)),
                 ("bad_card", lambda: state.plan_pick("Ana", game.current_round, "3")),
                 ("not_playing", lambda: state.next_step(0.0)),
-                ("not_playing", state.skip)]
+                ("not_playing", state.skip_step)]
         if played:
             out += [("card_not_in_hand",
                      lambda: state.plan_pick("Ana", game.current_round, played[0]))]
@@ -282,11 +291,11 @@ def test_bad_input_leaves_the_state_untouched_in_every_phase() -> None:
     check_refusals(state)  # picking, round 1
     pick_round(state)
     check_refusals(state)  # playing
-    state.skip()
+    skip(state)
     check_refusals(state)  # picking, round 2
     for _ in range(ROUNDS - 1):
         pick_round(state)
-        state.skip()
+        skip(state)
     assert state.phase == "finished"
     check_refusals(state)
 
@@ -304,7 +313,7 @@ def test_a_plan_is_applied_only_to_the_state_it_was_made_for() -> None:
 def test_restore_plays_the_last_round_again_from_its_first_step() -> None:
     state = started()
     pick_round(state)
-    state.skip()
+    skip(state)
     pick_round(state)
     assert state.game is not None
     rounds = [(dict(zip(NAMES, r.cards, strict=True)), r.kali) for r in state.game.rounds]
@@ -349,7 +358,7 @@ def run(state: TableState, command: str, n: int, now: float) -> None:
     elif command == "next":
         state.next_step(now)
     elif command == "skip":
-        state.skip()
+        state.skip_step()
     elif command == "tick":
         state.tick(now)
     elif command == "undo":
@@ -405,7 +414,7 @@ def test_random_commands_never_break_the_invariants(commands: list[tuple[str, in
         state.apply(state.plan_start(SETUP, played, 2), 0.0)
         for _ in range(played):
             pick_round(state)
-            state.skip()
+            skip(state)
     now = 0.0
     for command, n in commands:
         now += (n % 7) * 0.3
@@ -437,7 +446,7 @@ def test_random_playbacks_end_on_the_records_board(seed: int, moves: list[str]) 
             if move == "next":
                 state.next_step(now)
             elif move == "skip":
-                state.skip()
+                skip(state)
             elif move == "tick":
                 state.tick(now)
             else:

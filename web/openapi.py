@@ -109,8 +109,10 @@ SCHEMAS: dict[str, Any] = {
                                       "playback": ref("Playback")}}},
                "description": "a stored game being played back (the host's replay, or "
                               "attract mode): board has the live view's board keys"},
-    "Step": {"type": "object", "required": ["kind", "first"],
-             "properties": {"kind": STR, "first": INT}},
+    "Step": {"type": "object", "required": ["kind", "first", "skipped"],
+             "properties": {"kind": STR, "first": INT, "skipped": BOOL},
+             "description": "skipped: the host skipped to this step; displays draw it "
+                            "at once rather than animate it"},
     "Playback": {"type": "object", "required": ["round", "step", "steps", "pacing", "current"],
                  "properties": {"round": INT, "step": INT, "steps": INT,
                                 "pacing": PACING,
@@ -118,7 +120,8 @@ SCHEMAS: dict[str, Any] = {
                                 "shown": {"type": "array", "items": {"type": "object"}}},
                  "description": "the round being played back: step = steps shown so far "
                                 "(0..steps), shown = their events, current = the step "
-                                "shown last (its events are shown[first:])"},
+                                "shown last (its events are shown[first:]); the round's "
+                                "round_end event is added when the playback ends"},
     "PrivateView": {"allOf": [ref("PublicView"), {
         "type": "object", "required": ["me"],
         "properties": {"me": {

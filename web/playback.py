@@ -29,6 +29,8 @@ class Playback:
     step: int = 0
     due: float | None = None
     """When auto pacing shows the next step (None in step pacing or once done)."""
+    skipped: bool = False
+    """The host skipped: the steps from here on are drawn at once, not animated."""
     _seconds: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -68,10 +70,17 @@ class Playback:
         self._schedule(now)
         return True
 
-    def skip(self) -> None:
-        """Jump to the end."""
-        self.step = self.total
+    def jump(self) -> bool:
+        """"Skip", one step at a time: one more step, drawn at once rather than
+        animated (and so is every step after it); false when none is left.  A skip
+        shows each step left as a version of its own, so that no message of the event
+        stream carries the rest of the round at once."""
+        if self.done:
+            return False
+        self.skipped = True
+        self.step += 1
         self.due = None
+        return True
 
     def advance(self, now: float) -> bool:
         """Auto pacing: show every step whose time has come; whether the cursor moved.
@@ -104,14 +113,24 @@ class Playback:
         current = self.current()
         return (count - len(current.events) if current else 0), count
 
-    def to_view(self) -> dict[str, object]:
+    def to_view(self, last_step: bool = False) -> dict[str, object]:
         """The public ``playback``: where the cursor is, the events shown so far
-        (``shown``) and the step just shown (``current``: its kind and where its events
-        begin in ``shown``); nothing about the steps after the cursor."""
+        (``shown``) and the step just shown (``current``: its kind, where its events
+        begin in ``shown``, and whether it was skipped to rather than animated);
+        nothing about the steps after the cursor.
+
+        ``last_step``: the view of the last step before the playback ends, which comes
+        as a message of its own right after it.  The round's closing ``round_end``
+        event is held back for that end, with the round's history entry: the last
+        step's message stays small, and every display takes the round's end from the
+        end's message."""
         first, count = self.current_span()
+        if last_step and self.done and self.events and self.events[-1]["type"] == "round_end":
+            count -= 1
         current = self.current()
         shown = self.events if count == len(self.events) else self.events[:count]
         return {"round": self.round, "step": self.step, "steps": self.total,
                 "pacing": self.pacing,
-                "current": {"kind": current.kind, "first": first} if current else None,
+                "current": {"kind": current.kind, "first": first,
+                            "skipped": self.skipped} if current else None,
                 "shown": shown}

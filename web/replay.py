@@ -253,11 +253,14 @@ class Running:
         self._after(now)
         return self.shown()
 
-    def skip(self, now: float) -> tuple[Event, ...] | None:
-        """"Skip": the end of this round (between rounds: of the next one)."""
-        self._round_to_play(now).skip()
+    def skip_step(self, now: float) -> bool:
+        """"Skip", one step at a time: the next step of this round (between rounds: of
+        the next one) as a jump; whether steps of that round are left.  Skipping is
+        calling this until they are not (``Table.skip``), a change for each step."""
+        playback = self._round_to_play(now)
+        playback.jump()
         self._after(now)
-        return self.shown()
+        return not playback.done
 
     def set_pacing(self, pacing: str, pause_ms: int, now: float) -> None:
         if self.attract:  # nobody presses "next" for a booth's passers-by
@@ -268,14 +271,17 @@ class Running:
         elif self.playback is not None and not self.last:
             self._after(now)
 
-    def to_view(self) -> dict[str, Any]:
-        """``replay`` in the public view; ``board`` has the live view's board keys."""
+    def to_view(self, last_step: bool = False) -> dict[str, Any]:
+        """``replay`` in the public view; ``board`` has the live view's board keys.
+        ``last_step``: as a round's last step shows it, before the round's end (its
+        ``round_end`` and history entry come in a message of their own, as live)."""
         game = self.game
         playback = self.playback
         assert playback is not None
         board = playback.board()
-        rounds_done = self.index + (1 if playback.done else 0)
-        done = self.done
+        ended = playback.done and not last_step
+        rounds_done = self.index + (1 if ended else 0)
+        done = self.done and ended
         return {
             "game_id": game.game_id,
             "attract": self.attract,
@@ -297,7 +303,7 @@ class Running:
                 "positions": board.positions,
                 "dung": list(game.setup.get("dung", [])),
                 "setup": game.setup,
-                "playback": playback.to_view(),
+                "playback": playback.to_view(last_step),
                 "history": [r.entry for r in game.rounds[:rounds_done]],
                 "last_round": game.rounds[rounds_done - 1].entry if rounds_done else None,
                 "winners": game.winners if done else [],
@@ -370,8 +376,14 @@ class Replays:
     def active(self) -> bool:
         return self.running is not None
 
-    def view(self) -> dict[str, Any] | None:
-        return self.running.to_view() if self.running is not None else None
+    def view(self, last_step: bool = False) -> dict[str, Any] | None:
+        return self.running.to_view(last_step) if self.running is not None else None
+
+    def round_done(self) -> bool:
+        """The replayed round's last step has been shown (its end is still to say)."""
+        running = self.running
+        return running is not None and running.playback is not None \
+            and running.playback.done
 
     def due(self) -> float | None:
         """When the table's clock must call ``tick``: the replay's next step, or the end
@@ -458,9 +470,9 @@ class Replays:
         assert self.running is not None
         return self.running.next(now)
 
-    def skip(self, now: float) -> tuple[Event, ...] | None:
+    def skip_step(self, now: float) -> bool:
         assert self.running is not None
-        return self.running.skip(now)
+        return self.running.skip_step(now)
 
 
 def strip_view(view: dict[str, Any]) -> dict[str, Any]:

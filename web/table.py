@@ -210,22 +210,26 @@ class Table:
         state = self.state
         self.replays.observe((self.game_id, state.phase, tuple(s.id for s in state.seats)),
                              state.phase == "lobby" and not state.seats, self.clock())
+        replaying = self.replays.active  # then ``last_step`` is the replayed round's
         view = public_view(self.state, Surroundings(
             self.version, self.game_id, self.join_url(), self.lights_status(),
             self._storage_status(), self.day.start(),
-            lambda name: self._streams.get(name, 0) > 0), last_step=last_step)
-        view["replay"] = self.replays.view()  # web/replay.py
+            lambda name: self._streams.get(name, 0) > 0),
+            last_step=last_step and not replaying)
+        view["replay"] = self.replays.view(last_step and replaying)  # web/replay.py
         view["booth"] = dict(self.replays.settings)
         before = getattr(self, "_last", None)
         patch = orjson.dumps(diff(before.view, view)) if before is not None else None
-        shown = next((e.events for e in happened if isinstance(e, StepShown)), replayed)
+        shown = next((e.events for e in happened  # a skipped step is drawn, not animated
+                      if isinstance(e, StepShown) and not e.skipped), replayed)
         return Change(self.version, view, orjson.dumps(view), patch, shown, happened)
 
     def _changed(self, happened: list[TableEvent] | None = None,
                  last_step: bool = False,
                  replayed: tuple[Event, ...] | None = None) -> None:
         """Make the new public view and tell every listener (under the lock);
-        ``last_step``: the view as the playback's last step shows it, before it ends;
+        ``last_step``: the view as the playback's last step shows it, before it ends
+        (the table's, or during a replay the replayed round's);
         ``replayed``: the events of a replay's step just shown (web/replay.py)."""
         change = self._last = self._rebuild(tuple(happened or ()), last_step, replayed)
         for listener in list(self.listeners):
@@ -398,25 +402,43 @@ class Table:
                 return True
             moved, events = self.replays.tick(self.clock(), self.pause_ms)
             if moved:
-                self._changed(replayed=events)
+                self._replay_moved(events)
             return moved
+
+    def _replay_moved(self, events: tuple[Event, ...] | None) -> None:
+        """Tell the listeners a replay's step was shown: after a round's last step, its
+        end comes as a message of its own, as a live round's does."""
+        if self.replays.round_done():
+            self._changed(replayed=events, last_step=True)
+            events = None
+        self._changed(replayed=events)
 
     def next_step(self) -> dict[str, Any]:
         """"Next" (any pacing): show one more step; answers the playback."""
         with self.lock:
             if self.replays.active:
-                self._changed(replayed=self.replays.next(self.clock()))
+                self._replay_moved(self.replays.next(self.clock()))
                 return self._last.view["replay"]["board"]["playback"] or {}
             self._after(self.state.next_step(self.clock()))
             return self._last.view["playback"] or {}
 
     def skip(self) -> dict[str, Any]:
-        """End the playback at once."""
+        """End the playback at once: every step left, each a jump of its own (the
+        displays draw it without animating it), so no message carries the whole rest
+        of the round.  They are made together under the lock: no request ever answers
+        with a step in between."""
         with self.lock:
             if self.replays.active:
-                self._changed(replayed=self.replays.skip(self.clock()))
+                more = True
+                while more:
+                    more = self.replays.skip_step(self.clock())
+                    self._replay_moved(None)
                 return self._last.view["replay"]["board"]["playback"] or {}
-            self._after(self.state.skip())
+            skipping = self.state.playback
+            self._after(self.state.skip_step())
+            # (computer players may have played the next round by now: not skipped)
+            while self.state.playing and self.state.playback is skipping:
+                self._after(self.state.skip_step())
             return self._last.view["playback"] or {}
 
     def undo(self) -> None:

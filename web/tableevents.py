@@ -90,13 +90,14 @@ class RoundResolved:
 @dataclass(frozen=True, slots=True)
 class StepShown:
     """The playback's cursor moved to ``step`` of ``steps``: ``events`` are that
-    step's, for the strip and the board to animate."""
+    step's, for the strip and the board to animate (``skipped``: to draw at once)."""
 
     round: int
     step: int
     steps: int
     kind: str
     events: tuple[Event, ...]
+    skipped: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -385,9 +385,12 @@ class TableState:
         self._not_playing().next(now)
         return self._stepped()
 
-    def skip(self) -> list[TableEvent]:
-        """End the playback at once."""
-        self._not_playing().skip()
+    def skip_step(self) -> list[TableEvent]:
+        """"Skip", one step at a time: the next step, shown as a jump.  Skipping is
+        calling this until the playback has ended (the service does it at once, under
+        its lock): each step is a change of its own, so no message carries the rest of
+        the round."""
+        self._not_playing().jump()
         return self._stepped()
 
     def _stepped(self) -> list[TableEvent]:
@@ -399,7 +402,8 @@ class TableState:
         first, end = playback.current_span()
         happened: list[TableEvent] = [StepShown(playback.round, playback.step, playback.total,
                                                 current.kind,
-                                                self.history[-1].events[first:end])]
+                                                self.history[-1].events[first:end],
+                                                playback.skipped)]
         if playback.done:
             happened += [PlaybackEnded(playback.round), *self._opened()]
         return happened

@@ -41,7 +41,8 @@ class Surroundings:
 def public_view(state: TableState, around: Surroundings,
                 last_step: bool = False) -> dict[str, Any]:
     """``last_step``: the playback has just ended; show it as its last step shows it
-    (still ``playing``, at ``k = m``), so that the end comes as a message of its own."""
+    (still ``playing``, at ``k = m``, the round's ``round_end`` not yet shown), so that
+    the end comes as a message of its own."""
     game = state.game
     playback = state.playback
     playing = state.playing or (last_step and playback is not None)
@@ -74,7 +75,7 @@ def public_view(state: TableState, around: Surroundings,
         "positions": positions,
         "dung": list(game.setup.dung) if game else [],
         "setup": game.setup.to_dict() if game else None,
-        "playback": playback.to_view() if playback else None,
+        "playback": playback.to_view(last_step) if playback else None,
         "history": history,
         "last_round": history[-1] if history else None,
         "winners": game.winners() if game and game.finished and not playing else [],

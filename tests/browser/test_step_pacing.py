@@ -4,7 +4,9 @@ follow the table's cursor step by step.
 At every step k of round 1 the test checks that the board page shows step k (its
 ``data-step`` is set once a step's animation is over), that the strip's frame lights
 exactly the pieces of the view at k, and that no phone shows round 1's outcome before
-k = m; a board page reloaded mid-playback resumes at the cursor.  No fixed sleeps:
+k = m; a board page reloaded mid-playback resumes at the cursor; the round's end is
+told after its last step; and a skip takes the board and the strip to the end at once,
+animating none of the skipped steps.  No fixed sleeps:
 every check waits for its condition.  Screenshots of each page (phones at 360 px,
 the board at 1920x1080) go to tests/artifacts/.
 """
@@ -15,11 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import PHONE, Server
-from tests.browser.play import WAIT_MS, join, pick, wait_picked
+from tests.browser.play import WAIT_MS, dismiss_reveal, join, pick, wait_picked
 from tests.helpers import wait_for
 
 NAMES = ("Ana", "Ben", "Caro")
 BOARD = {"width": 1920, "height": 1080}
+
+
+SAID_JS = """() => {
+  // every caption the board says, with the step the board showed then
+  window.said = [];
+  const node = document.getElementById('narration');
+  new MutationObserver(() => window.said.push([node.textContent, document.body.dataset.step]))
+    .observe(node, {childList: true, characterData: true, subtree: true});
+}"""
 
 
 def lit(server: Server) -> set[int]:
@@ -82,12 +93,18 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
             if k == 2:  # a board page reloaded mid-playback resumes at the cursor
                 board.reload()
                 board_at(k)
+                board.evaluate(SAID_JS)
                 board.screenshot(path=str(artifacts / "timeline-board-playing.png"))
                 phones[0].screenshot(path=str(artifacts / "timeline-phone-playing.png"))
             if k < steps:
                 server.call("POST", "/host/next", {}, host)
         view = server.state()
         assert view["phase"] == "picking" and view["round"] == 2
+        # the round's end is told once its last step has been shown, not before
+        board.wait_for_function("() => window.said.some(([text]) => text === 'Round 1 done.')",
+                                timeout=WAIT_MS)
+        said = board.evaluate("() => window.said")
+        assert [step for text, step in said if text == "Round 1 done."] == [f"{game}/1/{steps}"]
         for page in phones:  # the outcome reaches the phones when the playback ends
             page.wait_for_selector("#sheet", state="visible", timeout=WAIT_MS)
         board.wait_for_function(  # and the board's scores get round 1's column
@@ -106,6 +123,30 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
             assert not page.is_visible("#sheet")
         phones[0].screenshot(path=str(artifacts / "timeline-phone-undone.png"))
         board.screenshot(path=str(artifacts / "timeline-board-undone.png"))
+
+        # round 1 again: one step, then a skip; the board and the strip jump to the end
+        for page, card in zip(phones, (11, 7, 3), strict=True):
+            dismiss_reveal(page)
+            page.wait_for_selector(f'#hand button.card[data-card="{card}"]:not([disabled])',
+                                   timeout=WAIT_MS)
+            pick(page, card)
+        assert wait_for(lambda: server.state()["phase"] == "playing")
+        server.call("POST", "/host/next", {}, host)
+        board_at(1)
+        told = len(board.evaluate("() => window.said"))
+        skipped = server.call("POST", "/host/skip", {}, host)
+        assert skipped["step"] == skipped["steps"] == steps
+        board_at(steps)
+        view = server.state()
+        assert view["phase"] == "picking" and view["playback"]["current"]["skipped"]
+        assert wait_for(lambda: lit(server) == pieces(view))
+        board.wait_for_function(  # the board shows round 1's minus points at once
+            "() => [...document.querySelectorAll('#scores tbody tr')]"
+            ".every((row) => row.cells[1].textContent !== '')", timeout=WAIT_MS)
+        # nothing was animated: an animated step's caption comes while the board still
+        # shows the step before it; a jumped-to step's caption once the board is there
+        after = board.evaluate("() => window.said")[told:]
+        assert after and all(step != f"{game}/1/1" for _, step in after), after
     finally:
         for ctx in (board_ctx, *phone_ctxs):
             ctx.close()

@@ -80,10 +80,12 @@ async function play() {
   while (state.queue.length) {
     const { step, view } = state.queue.shift();
     await animate(step, view);
-    // The playback's end comes as its own view right after the last step (same
-    // cursor): if it came meanwhile, show it, so the scores get the round.
-    state.shown = snapshot(stepKey(state.view) === stepKey(view) ? state.view : view);
-    document.body.dataset.step = stepKey(view);
+    // With nothing more to animate the board is as the newest view has it: the
+    // playback's end (its own view right after the last step), or a skip or an undo
+    // that came meanwhile.
+    const latest = state.queue.length ? view : state.view;
+    state.shown = snapshot(latest);
+    document.body.dataset.step = stepKey(latest);
   }
   state.playing = false;
   render();
@@ -96,11 +98,18 @@ function onView(tableView) {
   const p = view.playback;
   const key = stepKey(view);
   const before = previous ? stepKey(previous) : null;
-  const next = p && previous && previous.playback && previous.game_id === view.game_id
-    && previous.playback.round === p.round && p.step === previous.playback.step + 1;
-  if (key !== before && next && p.current) {
+  const was = previous && previous.game_id === view.game_id && previous.playback;
+  const sameRound = p && was && was.round === p.round;
+  const animated = p && p.current && !p.current.skipped;
+  const shownBefore = sameRound ? (was.shown || []).length : 0;
+  if (key !== before && sameRound && animated && p.step === was.step + 1) {
     const step = { kind: p.current.kind, events: (p.shown || []).slice(p.current.first) };
     state.queue.push({ step, view });  // the cursor moved one step: animate it
+    play();
+  } else if (key === before && sameRound && animated && (p.shown || []).length > shownBefore) {
+    // the playback's end: the round's closing event, held back for it, is told now
+    const step = { kind: "round_end", events: p.shown.slice(shownBefore) };
+    state.queue.push({ step, view });
     play();
   } else if (key !== before || !state.shown) {
     // first view, a reload mid-playback, a skip, an undo, a new game: the board at the
