@@ -147,6 +147,25 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
         # shows the step before it; a jumped-to step's caption once the board is there
         after = board.evaluate("() => window.said")[told:]
         assert after and all(step != f"{game}/1/1" for _, step in after), after
+
+        # round 2: a skip while the board is still animating the reveal (slow pacing:
+        # 600 ms) leaves the board at the end too, not at the step it was animating
+        server.call("POST", "/host/settings", {"pause_ms": 10_000}, host)
+        for page, card in zip(phones, (10, 6, 2), strict=True):
+            dismiss_reveal(page)
+            page.wait_for_selector(f'#hand button.card[data-card="{card}"]:not([disabled])',
+                                   timeout=WAIT_MS)
+            pick(page, card)
+        assert wait_for(lambda: server.state()["phase"] == "playing")
+        server.call("POST", "/host/next", {}, host)
+        skipped = server.call("POST", "/host/skip", {}, host)
+        board.wait_for_function("(key) => document.body.dataset.step === key",
+                                arg=f"{game}/2/{skipped['steps']}", timeout=WAIT_MS)
+        view = server.state()
+        assert view["phase"] == "picking" and view["round"] == 3
+        board.wait_for_function(  # the scores have round 2 (drawn from the board's state)
+            "() => [...document.querySelectorAll('#scores tbody tr')]"
+            ".every((row) => row.cells[2].textContent !== '')", timeout=WAIT_MS)
     finally:
         for ctx in (board_ctx, *phone_ctxs):
             ctx.close()
