@@ -17,7 +17,11 @@ from collections.abc import Callable, Iterator
 
 from kalimambo.web.table import Change
 
-QUEUE_SIZE = 32
+QUEUE_SIZE = 64
+"""Messages a stream may have waiting before it is sent the whole view instead: room
+for a skip's burst (one message per step left: a round has at most about 30 steps)
+with a reader that is a little behind.  The queue holds references to bytes encoded
+once for every stream, so its size costs next to nothing."""
 RESYNC = (-1, b"")
 """Put in a client's queue when it fell behind: send it the whole view again."""
 
