@@ -104,6 +104,7 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
         board.wait_for_function("() => window.said.some(([text]) => text === 'Round 1 done.')",
                                 timeout=WAIT_MS)
         said = board.evaluate("() => window.said")
+        board.wait_for_function("() => !document.querySelector('.badges')", timeout=WAIT_MS)
         assert [step for text, step in said if text == "Round 1 done."] == [f"{game}/1/{steps}"]
         for page in phones:  # the outcome reaches the phones when the playback ends
             page.wait_for_selector("#sheet", state="visible", timeout=WAIT_MS)
@@ -143,6 +144,8 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
         board.wait_for_function(  # the board shows round 1's minus points at once
             "() => [...document.querySelectorAll('#scores tbody tr')]"
             ".every((row) => row.cells[1].textContent !== '')", timeout=WAIT_MS)
+        # the round is over: its cards leave the ring, as after a round played through
+        board.wait_for_function("() => !document.querySelector('.badges')", timeout=WAIT_MS)
         # nothing was animated: an animated step's caption comes while the board still
         # shows the step before it; a jumped-to step's caption once the board is there
         after = board.evaluate("() => window.said")[told:]

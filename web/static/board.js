@@ -143,6 +143,8 @@ function renderSide() {
 function render() {
   const view = state.view;
   if (!view) return;
+  // the round is over (played through, skipped or undone): its cards leave the ring
+  if (!state.playing && view.phase !== "playing") state.cards = null;
   renderSide();
   if (!state.playing) {
     if (view.phase === "lobby") say(t("board.ready"));
