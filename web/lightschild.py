@@ -3,7 +3,9 @@
 Runs in gunicorn's master (never in the gevent worker), on one plain thread: it
 starts ``kalimambo lights``, starts it again whenever it ends (after a growing
 pause, so a lights process that cannot start does not spin), and stops it when
-the table stops.  On a Pi systemd does this job instead (``--lights external``).
+the table stops.  A child whose table died without stopping it (killed outright)
+sees its parent change and leaves by itself (``--parent-pid``).  On a Pi systemd
+does this job instead (``--lights external``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,12 @@ class LightsChild:
                 if self._stop.is_set():
                     return
                 try:
-                    proc = subprocess.Popen(self.command, cwd=self.cwd)
+                    # A session of its own: the terminal's Ctrl-C reaches the table alone,
+                    # which then stops the child (``stop``).  Were the child to end with the
+                    # same Ctrl-C, a busy machine could let the pause below run out before
+                    # the table's stop came, and the child's end pass for a crash.
+                    proc = subprocess.Popen(self.command, cwd=self.cwd,
+                                            start_new_session=True)
                 except OSError as error:
                     log.error("lights: cannot start the lights process: %s", error)
                     proc = None
@@ -58,9 +65,7 @@ class LightsChild:
             code = proc.wait() if proc is not None else None
             if time.monotonic() - started > STEADY_S:
                 pause = FIRST_PAUSE_S
-            # Ctrl-C reaches the child and the table at once: the child's end is then
-            # the table stopping, which stop() says within the pause; nothing to report.
-            if self._stop.wait(pause):
+            if self._stop.wait(pause):  # stop() ended it: nothing to report
                 return
             if proc is not None:
                 log.warning("lights: the lights process (pid %d) ended with status %s; "

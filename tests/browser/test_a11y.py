@@ -157,6 +157,19 @@ def test_dialogs_trap_focus_close_on_escape_and_give_focus_back(server: Server,
             "() => document.querySelectorAll('#ho-hand .card').length === 0", timeout=WAIT_MS)
         assert focused(host) == "button Pick for Oma"
 
+        # closed and opened again at once (before the close event's task has run): the
+        # late close event must not end the new hand-over (its cards would never show)
+        host.keyboard.press("Enter")
+        host.wait_for_selector("#handover", state="visible", timeout=WAIT_MS)
+        host.evaluate("""(opener) => { document.getElementById('ho-cancel').click();
+                                       document.querySelector(opener).click(); }""", opener)
+        host.wait_for_selector("#handover", state="visible", timeout=WAIT_MS)
+        host.click("#ho-show")
+        host.wait_for_selector("#ho-hand .card", timeout=WAIT_MS)
+        host.keyboard.press("Escape")
+        host.wait_for_selector("#handover", state="hidden", timeout=WAIT_MS)
+        assert focused(host) == "button Pick for Oma"
+
         # the phone's reveal sheet: it opens by itself, Escape closes it
         phone = phone_ctx.new_page()
         server.call("POST", "/host/new", {"keep_seats": False}, hosting)

@@ -14,6 +14,7 @@ function focusables(dialog) {
     played), to fallback() when given.  Returns {open(focusTarget), close(value), isOpen()}. */
 export function modal(dialog, onClose, fallback) {
   let opener = null;
+  let opened = false;  // opened, and its closing not yet handled
   const native = typeof dialog.showModal === "function";
 
   dialog.addEventListener("keydown", (event) => {
@@ -33,7 +34,14 @@ export function modal(dialog, onClose, fallback) {
     }
   });
 
-  dialog.addEventListener("close", () => {
+  const isOpen = () => dialog.hasAttribute("open");
+
+  /* Once per opening, however it closed.  A native dialog's "close" event comes in a
+     task of its own, after the dialog has closed: the page may open it again before
+     (two quick taps), and that late event must not end the new opening. */
+  function closed() {
+    if (!opened) return;
+    opened = false;
     if (onClose) onClose(dialog.returnValue);
     const back = opener;
     opener = null;
@@ -42,16 +50,18 @@ export function modal(dialog, onClose, fallback) {
       const other = fallback ? fallback() : null;
       if (other) other.focus({ preventScroll: true });
     }
-  });
+  }
 
-  const isOpen = () => dialog.hasAttribute("open");
+  dialog.addEventListener("close", () => { if (!isOpen()) closed(); });
 
   function close(value) {
     if (!isOpen()) return;
-    if (native) { dialog.close(value || ""); return; }
-    dialog.returnValue = value || "";
-    dialog.removeAttribute("open");
-    dialog.dispatchEvent(new Event("close"));
+    if (native) dialog.close(value || "");
+    else {
+      dialog.returnValue = value || "";
+      dialog.removeAttribute("open");
+    }
+    closed();
   }
 
   if (!native) {  // what <form method="dialog"> does with its buttons' values, by hand
@@ -67,6 +77,8 @@ export function modal(dialog, onClose, fallback) {
     /** Open (if closed) and focus `focusTarget` or the first control inside. */
     open(focusTarget) {
       if (!isOpen()) {
+        closed();  // closed by the browser (Escape, a form button), its event still to come
+        opened = true;
         opener = document.activeElement;
         dialog.returnValue = "";
         if (native) dialog.showModal();
