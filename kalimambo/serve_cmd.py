@@ -23,10 +23,11 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import signal
 import socket
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -210,7 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         child = LightsChild(lights_command(args, socket_path), private).start()
     master = os.getpid()
     try:
-        run(args.host, args.port, config, args.worker_timeout)
+        run(args.host, args.port, config, args.worker_timeout,
+            on_stop=child.stopping if child is not None else None)
     finally:
         # A worker leaving (sys.exit in the fork) unwinds through here too: only the
         # master may stop the child and remove its folder.
@@ -222,9 +224,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def told_of_stops(on_stop: Callable[[], None]) -> Callable[[Any], None]:
+    """A gunicorn ``when_ready`` hook: from then on a stop signal (Ctrl-C, SIGTERM,
+    SIGQUIT) calls ``on_stop`` in the master at once, then gunicorn's own handler.
+    gunicorn says nothing of a stop until its workers are gone (``on_exit``): on a busy
+    machine the lights child, ended by the same Ctrl-C, would pass for a crash by then."""
+    def when_ready(server: Any) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
+            previous = signal.getsignal(sig)
+
+            def handler(signum: int, frame: Any, previous: Any = previous) -> None:
+                on_stop()
+                if callable(previous):
+                    previous(signum, frame)
+
+            signal.signal(sig, handler)
+    return when_ready
+
+
 def run(host: str, port: int, config: dict[str, Any],
-        worker_timeout: int = WORKER_TIMEOUT_S) -> None:
-    """Serve the app with gunicorn: one gevent worker, many connections."""
+        worker_timeout: int = WORKER_TIMEOUT_S,
+        on_stop: Callable[[], None] | None = None) -> None:
+    """Serve the app with gunicorn: one gevent worker, many connections; ``on_stop``
+    runs in the master as soon as a stop signal comes."""
     from gunicorn.app.base import BaseApplication
     from gunicorn.workers.ggevent import GeventWorker
 
@@ -258,6 +280,8 @@ def run(host: str, port: int, config: dict[str, Any],
                 "preload_app": False,
                 "post_fork": boot_heartbeat,
             }
+            if on_stop is not None:
+                settings["when_ready"] = told_of_stops(on_stop)
             # No runtime control socket (gunicorn 25.1+): nothing should steer the table
             # from outside, and it would make $HOME/.gunicorn where the service can't write.
             if "control_socket_disable" in self.cfg.settings:

@@ -35,6 +35,7 @@ class LightsChild:
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
         self._stop = threading.Event()
+        self._stopping = False
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="lights-child", daemon=True)
 
@@ -50,12 +51,7 @@ class LightsChild:
                 if self._stop.is_set():
                     return
                 try:
-                    # A session of its own: the terminal's Ctrl-C reaches the table alone,
-                    # which then stops the child (``stop``).  Were the child to end with the
-                    # same Ctrl-C, a busy machine could let the pause below run out before
-                    # the table's stop came, and the child's end pass for a crash.
-                    proc = subprocess.Popen(self.command, cwd=self.cwd,
-                                            start_new_session=True)
+                    proc = subprocess.Popen(self.command, cwd=self.cwd)
                 except OSError as error:
                     log.error("lights: cannot start the lights process: %s", error)
                     proc = None
@@ -65,12 +61,20 @@ class LightsChild:
             code = proc.wait() if proc is not None else None
             if time.monotonic() - started > STEADY_S:
                 pause = FIRST_PAUSE_S
-            if self._stop.wait(pause):  # stop() ended it: nothing to report
+            # Ctrl-C ends the child and the table at once: the table says so at once
+            # (``stopping``, from the master's signal handler), well within the pause.
+            if self._stop.wait(pause) or self._stopping:
                 return
             if proc is not None:
                 log.warning("lights: the lights process (pid %d) ended with status %s; "
                             "starting it again", proc.pid, code)
             pause = min(pause * 2, LONGEST_PAUSE_S)
+
+    def stopping(self) -> None:
+        """The table is stopping (a stop signal came): the child's end from now on is
+        not a crash to restart.  For a signal handler: it only sets a plain flag (no
+        lock that the interrupted thread might hold)."""
+        self._stopping = True
 
     def stop(self) -> None:
         """Stop supervising and end the child (SIGTERM, then SIGKILL)."""
