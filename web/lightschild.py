@@ -19,7 +19,10 @@ from collections.abc import Sequence
 
 log = logging.getLogger(__name__)
 
-FIRST_PAUSE_S = 0.5
+FIRST_PAUSE_S = 2.0
+"""Before a child's end counts as a crash: time enough for the master's stop-signal
+handler to have run (gunicorn's master waits up to 1 s at a time for its signals, and
+a busy machine adds to it), so that Ctrl-C is not taken for a crash."""
 LONGEST_PAUSE_S = 10.0
 STEADY_S = 30.0
 """A child that ran this long had a fresh start: the next pause is short again."""
