@@ -57,9 +57,25 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
         board.goto(f"{server.url}/board?leds=1")
         game = server.state()["game_id"]
 
-        def board_at(k: int) -> None:
+        def board_at(k: int, round_no: int = 1) -> None:
             board.wait_for_function("(key) => document.body.dataset.step === key",
-                                    arg=f"{game}/1/{k}", timeout=WAIT_MS)
+                                    arg=f"{game}/{round_no}/{k}", timeout=WAIT_MS)
+
+        def scores_have(round_no: int) -> None:
+            """The board's score table has round ``round_no``'s column filled in."""
+            board.wait_for_function(
+                "(r) => [...document.querySelectorAll('#scores tbody tr')]"
+                ".every((row) => row.cells[r].textContent !== '')", arg=round_no,
+                timeout=WAIT_MS)
+
+        def play_again(cards: tuple[int, ...]) -> None:
+            """Each phone picks its card (the last one resolves the round)."""
+            for page, card in zip(phones, cards, strict=True):
+                dismiss_reveal(page)
+                page.wait_for_selector(
+                    f'#hand button.card[data-card="{card}"]:not([disabled])', timeout=WAIT_MS)
+                pick(page, card)
+            assert wait_for(lambda: server.state()["phase"] == "playing")
 
         for page, card in zip(phones, (11, 7, 3), strict=True):
             page.wait_for_selector('#hand button.card[data-card="0"]:not([disabled])',
@@ -108,9 +124,7 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
         assert [step for text, step in said if text == "Round 1 done."] == [f"{game}/1/{steps}"]
         for page in phones:  # the outcome reaches the phones when the playback ends
             page.wait_for_selector("#sheet", state="visible", timeout=WAIT_MS)
-        board.wait_for_function(  # and the board's scores get round 1's column
-            "() => [...document.querySelectorAll('#scores tbody tr')]"
-            ".every((row) => row.cells[1].textContent !== '')", timeout=WAIT_MS)
+        scores_have(1)  # and the board's scores get round 1's column
         phones[0].screenshot(path=str(artifacts / "timeline-phone-summary.png"))
         board.screenshot(path=str(artifacts / "timeline-board-end.png"))
         server.call("POST", "/host/undo", {}, host)
@@ -126,12 +140,7 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
         board.screenshot(path=str(artifacts / "timeline-board-undone.png"))
 
         # round 1 again: one step, then a skip; the board and the strip jump to the end
-        for page, card in zip(phones, (11, 7, 3), strict=True):
-            dismiss_reveal(page)
-            page.wait_for_selector(f'#hand button.card[data-card="{card}"]:not([disabled])',
-                                   timeout=WAIT_MS)
-            pick(page, card)
-        assert wait_for(lambda: server.state()["phase"] == "playing")
+        play_again((11, 7, 3))
         server.call("POST", "/host/next", {}, host)
         board_at(1)
         told = len(board.evaluate("() => window.said"))
@@ -141,9 +150,7 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
         view = server.state()
         assert view["phase"] == "picking" and view["playback"]["current"]["skipped"]
         assert wait_for(lambda: lit(server) == pieces(view))
-        board.wait_for_function(  # the board shows round 1's minus points at once
-            "() => [...document.querySelectorAll('#scores tbody tr')]"
-            ".every((row) => row.cells[1].textContent !== '')", timeout=WAIT_MS)
+        scores_have(1)  # the board shows round 1's minus points at once
         # the round is over: its cards leave the ring, as after a round played through
         board.wait_for_function("() => !document.querySelector('.badges')", timeout=WAIT_MS)
         # nothing was animated: an animated step's caption comes while the board still
@@ -159,21 +166,13 @@ def test_board_strip_and_phones_follow_the_cursor(server: Server, browser: Any,
         # round 2: a skip while the board is still animating the reveal (slow pacing:
         # 600 ms) leaves the board at the end too, not at the step it was animating
         server.call("POST", "/host/settings", {"pause_ms": 10_000}, host)
-        for page, card in zip(phones, (10, 6, 2), strict=True):
-            dismiss_reveal(page)
-            page.wait_for_selector(f'#hand button.card[data-card="{card}"]:not([disabled])',
-                                   timeout=WAIT_MS)
-            pick(page, card)
-        assert wait_for(lambda: server.state()["phase"] == "playing")
+        play_again((10, 6, 2))
         server.call("POST", "/host/next", {}, host)
         skipped = server.call("POST", "/host/skip", {}, host)
-        board.wait_for_function("(key) => document.body.dataset.step === key",
-                                arg=f"{game}/2/{skipped['steps']}", timeout=WAIT_MS)
+        board_at(skipped["steps"], round_no=2)
         view = server.state()
         assert view["phase"] == "picking" and view["round"] == 3
-        board.wait_for_function(  # the scores have round 2 (drawn from the board's state)
-            "() => [...document.querySelectorAll('#scores tbody tr')]"
-            ".every((row) => row.cells[2].textContent !== '')", timeout=WAIT_MS)
+        scores_have(2)  # drawn from the board's state, not the step it was animating
     finally:
         for ctx in (board_ctx, *phone_ctxs):
             ctx.close()
