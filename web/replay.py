@@ -253,14 +253,12 @@ class Running:
         self._after(now)
         return self.shown()
 
-    def skip_step(self, now: float) -> bool:
+    def skip_step(self, now: float) -> None:
         """"Skip", one step at a time: the next step of this round (between rounds: of
-        the next one) as a jump; whether steps of that round are left.  Skipping is
-        calling this until they are not (``Table.skip``), a change for each step."""
-        playback = self._round_to_play(now)
-        playback.jump()
+        the next one) as a jump.  Skipping is calling this until that round is done
+        (``Table.skip``), a change for each step."""
+        self._round_to_play(now).jump()
         self._after(now)
-        return not playback.done
 
     def set_pacing(self, pacing: str, pause_ms: int, now: float) -> None:
         if self.attract:  # nobody presses "next" for a booth's passers-by
@@ -470,9 +468,9 @@ class Replays:
         assert self.running is not None
         return self.running.next(now)
 
-    def skip_step(self, now: float) -> bool:
+    def skip_step(self, now: float) -> None:
         assert self.running is not None
-        return self.running.skip_step(now)
+        self.running.skip_step(now)
 
 
 def strip_view(view: dict[str, Any]) -> dict[str, Any]:

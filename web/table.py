@@ -429,9 +429,10 @@ class Table:
         with a step in between."""
         with self.lock:
             if self.replays.active:
-                more = True
-                while more:
-                    more = self.replays.skip_step(self.clock())
+                self.replays.skip_step(self.clock())
+                self._replay_moved(None)
+                while not self.replays.round_done():
+                    self.replays.skip_step(self.clock())
                     self._replay_moved(None)
                 return self._last.view["replay"]["board"]["playback"] or {}
             skipping = self.state.playback
