@@ -39,12 +39,13 @@ PROG = "kalimambo serve"
 LIGHTS_MODES = ("child", "external", "off")
 WORKER_TIMEOUT_S = 10
 """A worker silent this long is replaced (gevent's worker reports every second)."""
-BOOT_ALLOWANCE_S = 60.0
-"""How long a new worker may take to load the app before the timeout counts."""
+BOOT_ALLOWANCE_S = 180.0
+"""How long a new worker may take to load the app before the timeout counts: a Pi Zero 2 W
+at power-on, busy with everything else that starts, needs well over a minute."""
 
 
-def boot_heartbeat(server: Any, worker: Any) -> None:
-    """gunicorn's ``post_fork`` hook: keep a booting worker's heartbeat for a while.
+def boot_heartbeat(notify_address: str) -> Callable[[Any, Any], None]:
+    """gunicorn's ``post_fork`` hook: keep a booting worker alive for a while.
 
     gunicorn counts loading the app against the worker timeout, and on a Pi Zero 2 W
     loading may take longer than the 10 s that catch a frozen worker, which would then
@@ -52,23 +53,35 @@ def boot_heartbeat(server: Any, worker: Any) -> None:
     beats for it until it has booted, for at most ``BOOT_ALLOWANCE_S``; from then on only
     the worker's own loop does, and a frozen worker is replaced after the timeout.
 
+    The same thread feeds systemd's watchdog (``WATCHDOG=1``, never ``READY=1``) while
+    the worker boots: a worker that replaces a frozen one is the table coming back, and
+    systemd must not restart the whole service meanwhile (that raced gunicorn and took
+    about a minute).  So ``WatchdogSec`` only has to outlast gunicorn's timeout, not the
+    new worker's boot (docs/PI-INSTALL.md).
+
     A bare ``_thread`` thread, not a ``threading.Thread``: once gevent has patched
     ``get_ident``, a ``threading.Thread`` ending could not find itself in ``threading``'s
     table and printed a KeyError traceback at every start."""
-    import _thread
-    import time
+    def post_fork(server: Any, worker: Any) -> None:
+        import _thread
+        import time
 
-    sleep, started = time.sleep, time.monotonic()  # the real sleep, taken before patching
+        from kalimambo.web.sdnotify import sd_notify
 
-    def beat() -> None:
-        while not worker.booted and time.monotonic() - started < BOOT_ALLOWANCE_S:
-            try:
-                worker.tmp.notify()
-            except (OSError, ValueError):
-                return
-            sleep(1.0)
+        sleep, started = time.sleep, time.monotonic()  # the real sleep, before patching
 
-    _thread.start_new_thread(beat, ())
+        def beat() -> None:
+            while not worker.booted and time.monotonic() - started < BOOT_ALLOWANCE_S:
+                try:
+                    worker.tmp.notify()
+                except (OSError, ValueError):
+                    return
+                if notify_address:
+                    sd_notify("WATCHDOG=1", notify_address)
+                sleep(1.0)
+
+        _thread.start_new_thread(beat, ())
+    return post_fork
 
 
 def parse(argv: Sequence[str]) -> Any:
@@ -250,6 +263,11 @@ def run(host: str, port: int, config: dict[str, Any],
     from gunicorn.app.base import BaseApplication
     from gunicorn.workers.ggevent import GeventWorker
 
+    # Only the worker speaks to systemd, once it answers: gunicorn's master would say
+    # READY=1 as soon as it listens, before the app has loaded, which starts systemd's
+    # watchdog clock early (a slow Pi was killed while it started).
+    notify_address = os.environ.pop("NOTIFY_SOCKET", "")
+
     class TableWorker(GeventWorker):  # type: ignore[misc]
         """gunicorn's gevent worker, leaving at once on a quick stop (Ctrl-C, SIGQUIT).
 
@@ -278,7 +296,7 @@ def run(host: str, port: int, config: dict[str, Any],
                 "accesslog": None,
                 "loglevel": "warning",
                 "preload_app": False,
-                "post_fork": boot_heartbeat,
+                "post_fork": boot_heartbeat(notify_address),
             }
             if on_stop is not None:
                 settings["when_ready"] = told_of_stops(on_stop)
@@ -295,7 +313,8 @@ def run(host: str, port: int, config: dict[str, Any],
             from kalimambo.web.liveness import Watchdog, state_url
 
             app = create_app(config)
-            app.extensions["kalimambo.watchdog"] = Watchdog(state_url(host, port)).start()
+            app.extensions["kalimambo.watchdog"] = Watchdog(
+                state_url(host, port), address=notify_address).start()
             return app
 
     TableServer().run()

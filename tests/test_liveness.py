@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from kalimambo.web.liveness import interval, sd_notify, state_url
+from kalimambo.web.liveness import interval, state_url
+from kalimambo.web.sdnotify import sd_notify
 from tests.conftest import ServerProcess, http
 from tests.helpers import wait_for
 
@@ -119,10 +120,11 @@ def blocked_on_lgpio_pipe(pid: int) -> bool:
 def frozen_then_back(server: ServerProcess, notify: NotifySocket, worker: int,
                      lights: list[int]) -> None:
     """After the freeze: not one more WATCHDOG=1 from the frozen worker, then a new worker
-    feeds the watchdog again and the table answers; the lights process was left alone
-    (the worker's exit must not take it down) and connects to the new worker."""
+    feeds the watchdog again while it boots, says READY=1 once it answers, and the table
+    answers; the lights process was left alone (the worker's exit must not take it down)
+    and connects to the new worker."""
     notify.drain()  # anything sent before the freeze took hold
-    seen = notify.until(lambda pid, text: pid != worker and "WATCHDOG=1" in text)
+    seen = notify.until(lambda pid, text: pid != worker and "READY=1" in text)
     assert [text for pid, text in seen if pid == worker] == []
     assert state_of(worker) == "gone"
     status, _ = http("GET", f"{server.url}/api/v1/state")
@@ -138,13 +140,53 @@ def test_ready_then_watchdog_then_a_stopped_worker_is_replaced(
         watched: ServerProcess, notify: NotifySocket) -> None:
     (worker,) = watched.worker_pids()
     lights = watched.lights_pids()
-    seen = notify.until(lambda pid, text: pid == worker and "WATCHDOG=1" in text)
-    assert any("READY=1" in text for _, text in seen)
+    seen = notify.until(lambda pid, text: pid == worker and "READY=1" in text)
+    assert "WATCHDOG=1" in " ".join(text for _, text in seen)
     os.kill(worker, signal.SIGSTOP)  # frozen: no CPU, no answers, no heartbeat
     assert wait_for(lambda: state_of(worker) == "T", timeout=30)
     begun = time.monotonic()
     frozen_then_back(watched, notify, worker, lights)
     print(f"a stopped worker answered again after {time.monotonic() - begun:.1f} s")
+
+
+@pytest.mark.slow
+def test_only_the_worker_says_ready_and_only_once_it_answers(
+        watched: ServerProcess, notify: NotifySocket) -> None:
+    """gunicorn's master says READY=1 as soon as it listens; under systemd that started
+    the watchdog's clock before the app had loaded, and a slow Pi was killed while it
+    started.  So the master must say nothing at all, and the worker READY=1 only after
+    its own /api/v1/state answered (its boot thread before that: WATCHDOG=1 alone)."""
+    (worker,) = watched.worker_pids()
+    seen = notify.until(lambda pid, text: pid == worker and "READY=1" in text)
+    assert {pid for pid, _ in seen} == {worker}, seen
+    assert not any("arbiter" in text for _, text in seen)
+    assert watched.proc is not None and watched.proc.pid not in {pid for pid, _ in seen}
+
+
+@pytest.mark.slow
+def test_a_replacing_worker_feeds_the_watchdog_while_it_boots(
+        tmp_path: Path, notify: NotifySocket) -> None:
+    """The race seen under a real systemd: gunicorn replaced a frozen worker, but the new
+    one was still loading the app when WatchdogSec ran out, and systemd restarted the
+    whole service (about a minute in all).  A booting worker feeds the watchdog from its
+    first second, before READY=1: here a boot held 6 s must send WATCHDOG=1 before it
+    answers."""
+    report = tmp_path / "report.txt"
+    env = {"NOTIFY_SOCKET": str(notify.path), "WATCHDOG_USEC": "2000000",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(HOOK),
+                                                       os.environ.get("PYTHONPATH")])),
+           "KALIMAMBO_WORKER_HOOK": str(report), "KALIMAMBO_WORKER_SLOW_BOOT": "6"}
+    server = ServerProcess(tmp_path / "data", env=env,
+                           extra=("--lights", "off", "--worker-timeout", "2"))
+    try:
+        server.start(timeout=120)
+        (worker,) = server.worker_pids()
+        seen = notify.until(lambda pid, text: pid == worker and "READY=1" in text)
+        before_ready = [text for pid, text in seen[:-1] if pid == worker]
+        assert before_ready and all(text == "WATCHDOG=1" for text in before_ready), seen
+        assert "slow boot 6.0" in report.read_text()
+    finally:
+        server.kill()
 
 
 @pytest.mark.skipif(not HAS_LGPIO, reason="needs lgpio (the dev extras install it)")
@@ -155,7 +197,7 @@ def test_a_worker_frozen_by_lgpio_under_gevent_is_replaced(
     SIGPWR), lgpio's notify thread is a greenlet there and blocks the whole worker."""
     (worker,) = watched.worker_pids()
     lights = watched.lights_pids()
-    notify.until(lambda pid, text: pid == worker and "WATCHDOG=1" in text)
+    notify.until(lambda pid, text: pid == worker and "READY=1" in text)
     os.kill(worker, signal.SIGPWR)
     assert wait_for(lambda: blocked_on_lgpio_pipe(worker), timeout=30)
     begun = time.monotonic()

@@ -1,42 +1,30 @@
 """systemd's watchdog, fed only while the table really answers.
 
 The worker asks itself for ``/api/v1/state`` over loopback every few seconds and
-only on a good answer sends ``WATCHDOG=1`` (the first time also ``READY=1``) to
-``$NOTIFY_SOCKET``.  A frozen worker sends nothing: gunicorn's worker timeout
-replaces it, and if that does not bring the table back, systemd restarts the
-whole service after ``WatchdogSec``.  The loop runs in the worker itself, so a
-blocked gevent hub (the lgpio freeze) stops it as surely as a stopped process.
+only on a good answer sends ``WATCHDOG=1`` (the first time also ``READY=1``) to the
+notify socket.  A frozen worker sends nothing: gunicorn's worker timeout replaces
+it, and if that does not bring the table back, systemd restarts the whole service
+after ``WatchdogSec``.  The loop runs in the worker itself, so a blocked gevent hub
+(the lgpio freeze) stops it as surely as a stopped process.
+
+Only the worker speaks to systemd: ``kalimambo serve`` hides ``$NOTIFY_SOCKET``
+from gunicorn's master, which would otherwise say ``READY=1`` as soon as it listens
+and so start systemd's watchdog clock before the app has even loaded.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import socket
 import threading
 import urllib.request
+
+from kalimambo.web.sdnotify import sd_notify
 
 log = logging.getLogger(__name__)
 
 DEFAULT_EVERY_S = 5.0
 ASK_TIMEOUT_S = 5.0
-
-
-def sd_notify(message: str, address: str | None = None) -> bool:
-    """Send one datagram to systemd's notify socket; false without one (or on failure)."""
-    address = address if address is not None else os.environ.get("NOTIFY_SOCKET", "")
-    if not address:
-        return False
-    if address.startswith("@"):  # an abstract socket
-        address = "\0" + address[1:]
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-            sock.connect(address)
-            sock.sendall(message.encode())
-    except OSError as error:
-        log.warning("watchdog: cannot notify systemd: %s", error)
-        return False
-    return True
 
 
 def interval() -> float:
@@ -70,15 +58,17 @@ def answers(url: str, timeout: float = ASK_TIMEOUT_S) -> bool:
 class Watchdog:
     """The loop (a greenlet under gevent): ask, and notify only on a good answer."""
 
-    def __init__(self, url: str, every_s: float | None = None) -> None:
+    def __init__(self, url: str, every_s: float | None = None,
+                 address: str | None = None) -> None:
         self.url = url
+        self.address = address if address is not None else os.environ.get("NOTIFY_SOCKET", "")
         self.every_s = every_s or interval()
         self.ready = False
         self._stop = threading.Event()
 
     def start(self) -> Watchdog | None:
-        """Start feeding systemd; None (and nothing started) without ``$NOTIFY_SOCKET``."""
-        if not os.environ.get("NOTIFY_SOCKET"):
+        """Start feeding systemd; None (and nothing started) without a notify socket."""
+        if not self.address:
             return None
         threading.Thread(target=self._run, name="watchdog", daemon=True).start()
         return self
@@ -87,8 +77,8 @@ class Watchdog:
         while True:
             if answers(self.url):
                 if not self.ready:
-                    self.ready = sd_notify("READY=1\nSTATUS=Serving the table")
-                sd_notify("WATCHDOG=1")
+                    self.ready = sd_notify("READY=1\nSTATUS=Serving the table", self.address)
+                sd_notify("WATCHDOG=1", self.address)
             # Until the first good answer, ask often: systemd waits for READY=1.
             if self._stop.wait(self.every_s if self.ready else min(self.every_s, 0.5)):
                 return
