@@ -556,6 +556,19 @@ network_name() {
     esac
 }
 
+# hotspot_file: the file that holds the hotspot connection, or nothing. NetworkManager
+# says where it keeps it (a keyfile; with netplan integration a YAML file under
+# /etc/netplan); without a running NetworkManager (dry runs, a chroot) the keyfile path.
+hotspot_file() {
+    local file=""
+    if [ -z "$ROOT" ] && command -v nmcli >/dev/null 2>&1; then
+        file="$(nmcli -g GENERAL.FILENAME connection show "$HOTSPOT_CON" 2>/dev/null || true)"
+    fi
+    [ -n "$file" ] || file="$HOTSPOT_FILE"
+    [ -e "$(at "$file")" ] && printf '%s' "$file"
+    return 0
+}
+
 hotspot() {
     step "Convention hotspot: Wi-Fi '$HOTSPOT' at $HOTSPOT_ADDRESS"
     local settings=(connection.autoconnect yes connection.autoconnect-priority 100
@@ -566,14 +579,37 @@ hotspot() {
         settings+=(wifi-sec.key-mgmt wpa-psk wifi-sec.psk "$HOTSPOT_PASSWORD"
             wifi-sec.proto rsn wifi-sec.pairwise ccmp wifi-sec.group ccmp wifi-sec.pmf disable)
     fi
+    # Raspberry Pi OS has these, a trimmed or plain Debian system may not: rfkill to
+    # switch the radio on, dnsmasq-base for NetworkManager's shared mode (DHCP and DNS
+    # for the phones), wpasupplicant for the access point itself.
+    apt_install rfkill dnsmasq-base wpasupplicant
+    if [ "$DRY" = 0 ] && ! command -v nmcli >/dev/null 2>&1; then
+        die "the hotspot needs NetworkManager (nmcli), which Raspberry Pi OS has since Bookworm; this system has none"
+    fi
     [ -z "$COUNTRY" ] || run raspi-config nonint do_wifi_country "$COUNTRY"
     run rfkill unblock wifi
-    if [ -e "$(at "$HOTSPOT_FILE")" ]; then
-        run nmcli connection delete "$HOTSPOT_CON"
+    # An existing hotspot is changed in place (same connection, same file), so a second
+    # run with the same settings changes nothing and does not drop the phones on it.
+    local before="" after="" file
+    file="$(hotspot_file)"
+    [ -z "$file" ] || before="$(sha256sum < "$(at "$file")")"
+    if [ -n "$before" ]; then
+        if [ -z "$HOTSPOT_PASSWORD" ] && grep -q -e '^\[wifi-security\]' -e 'key-mgmt' "$(at "$file")"; then
+            run nmcli connection modify "$HOTSPOT_CON" remove 802-11-wireless-security
+        fi
+        run nmcli connection modify "$HOTSPOT_CON" "${settings[@]}"
+    else
+        run nmcli connection add type wifi ifname wlan0 con-name "$HOTSPOT_CON" "${settings[@]}"
     fi
-    run nmcli connection add type wifi ifname wlan0 con-name "$HOTSPOT_CON" "${settings[@]}"
-    say "   note: bringing the hotspot up drops this Pi's ordinary Wi-Fi (and an SSH session over it)"
-    run nmcli connection up "$HOTSPOT_CON"
+    file="$(hotspot_file)"
+    [ -z "$file" ] || after="$(sha256sum < "$(at "$file")")"
+    if [ "$DRY" = 0 ] && [ -n "$before" ] && [ "$before" = "$after" ] \
+            && [ "$(nmcli -g GENERAL.STATE connection show "$HOTSPOT_CON" 2>/dev/null)" = activated ]; then
+        say "   unchanged: the hotspot '$HOTSPOT' is up as it was"
+    else
+        say "   note: bringing the hotspot up drops this Pi's ordinary Wi-Fi (and an SSH session over it)"
+        run nmcli connection up "$HOTSPOT_CON"
+    fi
     say "   phones: join '$HOTSPOT', then open http://$HOTSPOT_ADDRESS$( [ "$PORT" = 80 ] || printf ':%s' "$PORT")/"
 }
 
@@ -583,7 +619,7 @@ wifi_country() {
 }
 
 remove_hotspot() {
-    if [ -e "$(at "$HOTSPOT_FILE")" ]; then
+    if [ -n "$(hotspot_file)" ]; then
         step "Convention hotspot: removed"
         run nmcli connection delete "$HOTSPOT_CON"
     fi

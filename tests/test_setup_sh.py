@@ -403,6 +403,37 @@ def test_hotspot_dry_run(tmp_path: Path) -> None:
     assert "   |  AmbientCapabilities=CAP_NET_BIND_SERVICE" in out
 
 
+def test_hotspot_installs_what_it_calls(tmp_path: Path) -> None:
+    """rfkill, dnsmasq-base (NetworkManager's shared mode) and wpasupplicant: Raspberry Pi
+    OS has them, a trimmed system may not (the first booted install stopped at rfkill)."""
+    out = dry_run(fake_pi(tmp_path, PI4), "--hotspot", "Booth")
+    install = lines_with(out, "apt-get install")
+    assert any(all(pkg in line for pkg in ("rfkill", "dnsmasq-base", "wpasupplicant"))
+               for line in install), install
+    assert out.index("rfkill dnsmasq-base") < out.index("rfkill unblock wifi")
+
+
+@pytest.mark.parametrize(("password", "secured_before", "removes_security"), [
+    ("rhinodung42", True, False), (None, True, True), (None, False, False)])
+def test_an_existing_hotspot_is_changed_in_place(
+        tmp_path: Path, password: str | None, secured_before: bool,
+        removes_security: bool) -> None:
+    """A second run must change nothing: the same connection is modified, never deleted and
+    added again (a new UUID, a new file, phones dropped); going open drops the security."""
+    root = fake_pi(tmp_path, PI4)
+    keyfile = root / "etc/NetworkManager/system-connections/kalimambo-hotspot.nmconnection"
+    keyfile.parent.mkdir(parents=True)
+    keyfile.write_text("[connection]\nid=kalimambo-hotspot\n"
+                       + ("[wifi-security]\nkey-mgmt=wpa-psk\n" if secured_before else ""))
+    args = ["--hotspot", "Booth"] + (["--hotspot-password", password] if password else [])
+    out = dry_run(root, *args)
+    assert not lines_with(out, "nmcli connection add")
+    assert not lines_with(out, "nmcli connection delete")
+    assert len(lines_with(out, "nmcli connection modify kalimambo-hotspot connection.")) == 1
+    removed = lines_with(out, "remove 802-11-wireless-security")
+    assert bool(removed) == removes_security
+
+
 def test_uninstall_dry_run_keeps_data_unless_purged(tmp_path: Path) -> None:
     root = fake_pi(tmp_path, PI5, hostname="kalimambo")
     config = root / "boot/firmware/config.txt"
