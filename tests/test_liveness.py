@@ -4,7 +4,6 @@ serves.  Also the hazard itself: lgpio imported under gevent freezes the process
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import platform
 import signal
@@ -23,7 +22,6 @@ from tests.conftest import ServerProcess, http
 from tests.helpers import wait_for
 
 HOOK = Path(__file__).resolve().parent / "worker_hook"
-HAS_LGPIO = importlib.util.find_spec("lgpio") is not None
 READ = "63" if platform.machine() == "aarch64" else "0"
 """read(2)'s number in /proc/PID/syscall."""
 CEILING_S = 120.0
@@ -147,7 +145,7 @@ def test_ready_then_watchdog_then_a_stopped_worker_is_replaced(
     print(f"a stopped worker answered again after {time.monotonic() - begun:.1f} s")
 
 
-@pytest.mark.skipif(not HAS_LGPIO, reason="needs lgpio (the dev extras install it)")
+@pytest.mark.usefixtures("real_lgpio")
 @pytest.mark.slow
 def test_a_worker_frozen_by_lgpio_under_gevent_is_replaced(
         watched: ServerProcess, notify: NotifySocket) -> None:
@@ -182,7 +180,7 @@ def test_a_slow_boot_is_not_taken_for_a_freeze(tmp_path: Path) -> None:
         server.kill()
 
 
-@pytest.mark.skipif(not HAS_LGPIO, reason="needs lgpio (the dev extras install it)")
+@pytest.mark.usefixtures("real_lgpio")
 @pytest.mark.slow
 def test_importing_lgpio_under_gevent_hangs_and_plain_does_not(tmp_path: Path) -> None:
     """The hazard the separate lights process guards against, on this machine."""
