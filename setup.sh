@@ -2,6 +2,7 @@
 # Sets up Kalimambo, from a fresh clone to a working table. Safe to run again at any time.
 #   ./setup.sh            a .venv at the repository root with Kalimambo installed (any Linux)
 #   ./setup.sh --dev      also the test tools, shellcheck, poppler-utils and Debian's chromium
+#                         (and, on Python 3.12+, lgpio built from its source: swig, gcc)
 #   sudo ./setup.sh       on Raspberry Pi OS also: system packages, the LED strip driver,
 #                         /etc/kalimambo/board.toml, the two services (kalimambo: the table,
 #                         kalimambo-lights: strip, buttons, buzzer), kalimambo.local
@@ -17,7 +18,10 @@ Any Linux machine:
   (no option)          create .venv at the repository root and install Kalimambo into it;
                        then '.venv/bin/kalimambo' runs the table (simulated strip off a Pi)
   --dev                also the test tools (pytest, playwright, ruff, mypy...), and through
-                       apt when root: Debian's chromium (browser tests), shellcheck and poppler-utils
+                       apt when root: Debian's chromium (browser tests), shellcheck and poppler-utils;
+                       where PyPI has no lgpio wheel for this Python (3.12 and newer), lgpio
+                       is built from its source (apt when root: swig, gcc, python3-dev) and
+                       kept in ~/.cache/kalimambo/wheels
 
 Raspberry Pi OS (found from /proc/device-tree/model; run with sudo):
                        system packages (python3-venv, python3-lgpio, avahi-daemon), the
@@ -159,6 +163,13 @@ run() {
 # run, but as the owner of the checkout when root (sudo ./setup.sh must not leave a
 # root-owned .venv in someone's home).
 OWNER="$(stat -c %U "$REPO")"
+as_owner() {
+    if [ "$IS_ROOT" = 1 ] && [ "$OWNER" != root ] && [ "$OWNER" != UNKNOWN ]; then
+        runuser -u "$OWNER" -- env HOME="$(getent passwd "$OWNER" | cut -d: -f6)" "$@"
+    else
+        "$@"
+    fi
+}
 run_as_owner() {
     if [ "$IS_ROOT" = 1 ] && [ "$OWNER" != root ] && [ "$OWNER" != UNKNOWN ]; then
         run runuser -u "$OWNER" -- env HOME="$(getent passwd "$OWNER" | cut -d: -f6)" "$@"
@@ -277,7 +288,39 @@ repo_venv() {
         say "   exists: .venv"
     fi
     run_as_owner .venv/bin/python -m pip install --quiet --upgrade pip
+    [ "$extras" = "[dev]" ] && dev_lgpio
     run_as_owner .venv/bin/python -m pip install --quiet -e ".$extras"
+}
+
+# The dev extra's lgpio (Linux x86_64 and aarch64, as its marker in pyproject.toml says).
+# PyPI has lgpio wheels only up to Python 3.11; for newer ones deploy/build_lgpio.py builds
+# one from lgpio's own source with gcc and swig, once per machine (kept in
+# ~/.cache/kalimambo/wheels), and installs it before pip would try the sdist and fail.
+dev_lgpio() {
+    local builder=(.venv/bin/python deploy/build_lgpio.py) missing
+    [ "$(uname -s)" = Linux ] || return 0
+    case "$(uname -m)" in x86_64|aarch64) ;; *) return 0 ;; esac
+    if [ "$DRY" = 0 ] && .venv/bin/python -c 'import importlib.util, sys
+sys.exit(importlib.util.find_spec("lgpio") is None)'; then
+        say "   lgpio: already in .venv"
+        return
+    fi
+    if [ "$DRY" = 0 ]; then
+        missing="$(as_owner "${builder[@]}" --missing-tools)" \
+            || die "deploy/build_lgpio.py --missing-tools failed (see above)"
+        if [ -n "$missing" ]; then
+            say "   lgpio has no wheel for this Python: it is built from its source, which needs $missing"
+            if [ "$IS_ROOT" = 1 ] && command -v apt-get >/dev/null 2>&1; then
+                # shellcheck disable=SC2086  # one package name a word
+                apt_install $missing
+            else
+                die "lgpio (a dev dependency) has no wheel for $(.venv/bin/python -V) and is" \
+                    "built from its source here, which needs Debian's $missing: run" \
+                    "'sudo apt-get install $missing' (or 'sudo ./setup.sh --dev'), then ./setup.sh --dev again"
+            fi
+        fi
+    fi
+    run_as_owner "${builder[@]}" --install
 }
 
 dev_tools() {

@@ -9,6 +9,8 @@
 - ``browser``: Debian's chromium through Playwright, shared by every browser test.
 - ``http``: a tiny JSON client for a real server: ``http(method, url, body, token)``
   returns ``(status, json)``.
+- ``real_lgpio``: for the tests that need the real lgpio: they fail without it where the
+  dev extra brings it (Linux x86_64 and aarch64, every Python), and skip only elsewhere.
 
 Markers (registered in pyproject.toml): ``browser`` for every test under
 tests/browser/ or using the ``browser`` fixture; ``slow`` for the other tests that
@@ -19,8 +21,10 @@ take seconds (a real server, setup.sh runs, whole-tree lint...). While working, 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -53,6 +57,8 @@ SLOW_MODULES = {
 }
 
 HttpResult = tuple[int, Any]
+LGPIO_MACHINES = ("x86_64", "aarch64")
+"""Where the dev extra installs lgpio (its marker in pyproject.toml names the same)."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -199,6 +205,19 @@ class ServerProcess:
     def host_token(self) -> str:
         token: str = self.call("POST", "/host", {"pin": self.pin})["token"]
         return token
+
+
+@pytest.fixture
+def real_lgpio() -> None:
+    """The real lgpio is installed: looked for, not imported (importing it here would leave
+    its notify pipe in the working folder). Missing where the dev extra brings it is a
+    failure, not a skip: ``./setup.sh --dev`` installs it on every Python there, building
+    it from its source where PyPI has no wheel (deploy/build_lgpio.py)."""
+    if not sys.platform.startswith("linux") or platform.machine() not in LGPIO_MACHINES:
+        pytest.skip(f"the dev extra has no lgpio on {sys.platform} {platform.machine()}")
+    if importlib.util.find_spec("lgpio") is None:
+        pytest.fail(f"lgpio is not installed for {sys.executable}: './setup.sh --dev' "
+                    "installs it (deploy/build_lgpio.py builds it for Python 3.12+)")
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ worker that it never holds gpiozero, lgpio or rpi_ws281x."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -22,9 +21,8 @@ from tests.helpers import assert_refused, kalimambo, wait_for
 
 BOARDS = ROOT / "hardware" / "boards"
 HOOK = ROOT / "tests" / "worker_hook"
-# Looked for, not imported: importing lgpio here would leave its pipe in the checkout.
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("lgpio") is None,
-                                reason="the dev extras install lgpio (Linux x86_64, aarch64)")
+# The real lgpio: these tests fail without it where the dev extra brings it.
+pytestmark = pytest.mark.usefixtures("real_lgpio")
 
 
 def lights_of(server: ServerProcess) -> dict[str, Any]:

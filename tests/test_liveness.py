@@ -4,7 +4,6 @@ serves.  Also the hazard itself: lgpio imported under gevent freezes the process
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import platform
 import signal
@@ -24,7 +23,6 @@ from tests.conftest import ServerProcess, http
 from tests.helpers import wait_for
 
 HOOK = Path(__file__).resolve().parent / "worker_hook"
-HAS_LGPIO = importlib.util.find_spec("lgpio") is not None
 READ = "63" if platform.machine() == "aarch64" else "0"
 """read(2)'s number in /proc/PID/syscall."""
 CEILING_S = 120.0
@@ -189,7 +187,7 @@ def test_a_replacing_worker_feeds_the_watchdog_while_it_boots(
         server.kill()
 
 
-@pytest.mark.skipif(not HAS_LGPIO, reason="needs lgpio (the dev extras install it)")
+@pytest.mark.usefixtures("real_lgpio")
 @pytest.mark.slow
 def test_a_worker_frozen_by_lgpio_under_gevent_is_replaced(
         watched: ServerProcess, notify: NotifySocket) -> None:
@@ -224,7 +222,7 @@ def test_a_slow_boot_is_not_taken_for_a_freeze(tmp_path: Path) -> None:
         server.kill()
 
 
-@pytest.mark.skipif(not HAS_LGPIO, reason="needs lgpio (the dev extras install it)")
+@pytest.mark.usefixtures("real_lgpio")
 @pytest.mark.slow
 def test_importing_lgpio_under_gevent_hangs_and_plain_does_not(tmp_path: Path) -> None:
     """The hazard the separate lights process guards against, on this machine."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from types import ModuleType
 import pytest
 
 from kalimambo.firmware.board import MAX_LEDS, BoardFileError, load_board_file
+from tests.conftest import LGPIO_MACHINES
 from tests.helpers import ROOT
 
 SETUP = ROOT / "setup.sh"
@@ -155,6 +157,18 @@ def test_dry_run_off_a_pi_only_makes_the_venv(tmp_path: Path) -> None:
     assert lines_with(out, "pip install --quiet -e '.[dev]'")
     for pi_only in ("apt-get install", "systemctl", "kalimambo.service", "config.txt", "nmcli"):
         assert pi_only not in out
+    if sys.platform == "linux" and platform.machine() in LGPIO_MACHINES:
+        # lgpio's wheel (PyPI's, or built for Python 3.12+) before pip would try its sdist
+        lines = out.splitlines()
+        build = lines.index("   would run: .venv/bin/python deploy/build_lgpio.py --install")
+        assert build < lines.index("   would run: .venv/bin/python -m pip install --quiet "
+                                   "-e '.[dev]'")
+
+
+def test_without_dev_lgpio_is_neither_built_nor_installed(tmp_path: Path) -> None:
+    out = dry_run(tmp_path)
+    assert lines_with(out, "pip install --quiet -e .")
+    assert "lgpio" not in out
 
 
 # ---- Raspberry Pi dry runs -------------------------------------------------------------
@@ -644,3 +658,20 @@ def test_the_emulated_pi_harness_parses_and_names_its_models() -> None:
                          text=True, timeout=60)
     assert bad.returncode == 2
     assert "invalid choice: 'pi3'" in bad.stderr
+
+
+def test_the_debian_root_harness_parses_and_runs_the_readmes_command() -> None:
+    """tests/debian/run-in-root itself needs root and minutes; here its command line, and
+    that what it runs is the README's test command, verbatim."""
+    harness = ROOT / "tests" / "debian" / "run-in-root"
+    done = subprocess.run([sys.executable, str(harness), "--help"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "--ref REF" in done.stdout
+    bad = subprocess.run([sys.executable, str(harness), "--ref", "no-such-ref-at-all"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2  # not root, or (as root) no such commit: nothing is made
+    readme_command = re.search(r"^(\./setup\.sh --dev && \.venv/bin/pytest)$",
+                               (ROOT / "README.md").read_text(), re.M)
+    assert readme_command
+    assert f'COMMAND = "{readme_command.group(1)}"' in harness.read_text()
