@@ -287,9 +287,21 @@ repo_venv() {
     else
         say "   exists: .venv"
     fi
+    # The install is editable, so new code needs no reinstall; only new dependencies do.
+    # A stamp of what was installed (pyproject.toml, the extras, the Python) lets a second
+    # run skip pip, which takes minutes on a Pi Zero 2 W and needs the network.
+    local stamp
+    stamp="$(cat pyproject.toml - <<< "$extras $(.venv/bin/python -V 2>&1)" | sha256sum | cut -c1-16)"
+    # (Not with KALIMAMBO_ROOT: the tests' dry runs show the whole install.)
+    if [ -z "$ROOT" ] && [ "$(cat .venv/.kalimambo-installed 2>/dev/null)" = "$stamp" ] \
+            && .venv/bin/python -c 'import kalimambo' 2>/dev/null; then
+        say "   unchanged: Kalimambo$extras is installed in .venv as pyproject.toml asks"
+        return 0
+    fi
     run_as_owner .venv/bin/python -m pip install --quiet --upgrade pip
     [ "$extras" = "[dev]" ] && dev_lgpio
     run_as_owner .venv/bin/python -m pip install --quiet -e ".$extras"
+    [ "$DRY" = 1 ] || as_owner sh -c "printf '%s\\n' '$stamp' > .venv/.kalimambo-installed"
 }
 
 # The dev extra's lgpio (Linux x86_64 and aarch64, as its marker in pyproject.toml says).

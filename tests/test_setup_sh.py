@@ -7,6 +7,7 @@ the concrete lines a person who knows Raspberry Pi OS would look for.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import platform
@@ -675,3 +676,35 @@ def test_the_debian_root_harness_parses_and_runs_the_readmes_command() -> None:
                                (ROOT / "README.md").read_text(), re.M)
     assert readme_command
     assert f'COMMAND = "{readme_command.group(1)}"' in harness.read_text()
+
+
+@pytest.mark.skipif(Path("/proc/device-tree/model").exists(), reason="off a Pi only")
+def test_a_second_run_skips_pip_until_pyproject_changes(tmp_path: Path) -> None:
+    """pip takes minutes on a Pi Zero 2 W and needs the network: a run whose .venv already
+    has what pyproject.toml asks for (the stamp setup.sh writes) leaves it alone."""
+    checkout = tmp_path / "checkout"
+    (checkout / ".venv/bin").mkdir(parents=True)
+    shutil.copy(SETUP, checkout / "setup.sh")
+    shutil.copy(ROOT / "pyproject.toml", checkout / "pyproject.toml")
+    shutil.copytree(ROOT / "deploy", checkout / "deploy")
+    wrapper = checkout / ".venv/bin/python"  # this venv's Python: it imports kalimambo
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {key: value for key, value in os.environ.items() if key != "KALIMAMBO_ROOT"}
+
+    def dry() -> str:
+        done = subprocess.run(["bash", str(checkout / "setup.sh"), "--dry-run"], env=env,
+                              capture_output=True, text=True, timeout=60, check=True)
+        return done.stdout
+
+    assert lines_with(dry(), "pip install --quiet -e .")  # no stamp yet
+    version = subprocess.run([sys.executable, "-V"], capture_output=True, text=True).stdout
+    stamp = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()
+                           + f" {version.strip()}\n".encode()).hexdigest()[:16]
+    (checkout / ".venv/.kalimambo-installed").write_text(stamp + "\n")
+    out = dry()
+    assert "unchanged: Kalimambo is installed in .venv" in out
+    assert not lines_with(out, "pip install")
+    with (checkout / "pyproject.toml").open("a") as pyproject:
+        pyproject.write("\n# a new dependency\n")
+    assert lines_with(dry(), "pip install --quiet -e .")
