@@ -24,6 +24,7 @@ from tests.browser.play import (
     dismiss_reveal,
     hand,
     join,
+    overflow,
     pick,
     revealed_cards,
     wait_for_hand,
@@ -59,6 +60,7 @@ def test_two_webkit_phones_play_a_whole_game(server: Server, webkit: Callable[..
             wait_for_hand(page, 13 - round_no)
             dismiss_reveal(page)
         if round_no == 1:
+            assert all(overflow(page) == 0 for page in phones)   # nothing sticks out sideways
             phones[0].screenshot(path=str(artifacts / "webkit-phone-round1.png"))
         chosen: dict[str, int] = {}
         for index, (page, name) in enumerate(zip(phones, NAMES, strict=True)):
