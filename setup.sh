@@ -337,8 +337,11 @@ sys.exit(importlib.util.find_spec("lgpio") is None)'; then
 
 dev_tools() {
     local missing=() pair
-    # command:package (pdftoppm comes in poppler-utils: the score sheet's A4 test)
-    for pair in chromium:chromium shellcheck:shellcheck pdftoppm:poppler-utils; do
+    # command:package (pdftoppm comes in poppler-utils: the score sheet's A4 test;
+    # WebKitWebDriver in webkit2gtk-driver, which brings WebKitGTK's MiniBrowser, and
+    # Xvfb in xvfb: the WebKit browser tests)
+    for pair in chromium:chromium shellcheck:shellcheck pdftoppm:poppler-utils \
+            WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
     done
     [ "${#missing[@]}" = 0 ] && return
