@@ -627,6 +627,23 @@ hotspot_file() {
     return 0
 }
 
+# note_state KEY [VALUE]: set (or, without VALUE, drop) KEY=VALUE in $STATE_FILE, which
+# only root can read.
+note_state() {
+    local file
+    file="$(at "$STATE_FILE")"
+    if [ "$DRY" = 1 ]; then
+        say "   would note $1 in $STATE_FILE"
+        return
+    fi
+    [ -n "${2:-}" ] || [ -f "$file" ] || return 0
+    install -d -m 0755 "$(dirname "$file")"
+    { grep -v "^$1=" "$file" 2>/dev/null || true; [ -z "${2:-}" ] || printf '%s=%s\n' "$1" "$2"; } \
+        > "$file.new"
+    chmod 0600 "$file.new"
+    mv "$file.new" "$file"
+}
+
 hotspot() {
     step "Convention hotspot: Wi-Fi '$HOTSPOT' at $HOTSPOT_ADDRESS"
     local settings=(connection.autoconnect yes connection.autoconnect-priority 100
@@ -646,25 +663,31 @@ hotspot() {
     fi
     [ -z "$COUNTRY" ] || run raspi-config nonint do_wifi_country "$COUNTRY"
     run rfkill unblock wifi
-    # An existing hotspot is changed in place (same connection, same file), so a second
-    # run with the same settings changes nothing and does not drop the phones on it.
-    local before="" after="" file
+    # A second run with the same settings must change nothing and drop no phone, but
+    # NetworkManager rewrites its file on every 'modify' (seen on a booted Pi). So the
+    # settings' fingerprint is noted in $STATE_FILE (root only: the password is in it)
+    # and the connection is touched only when they differ; an existing one is changed in
+    # place (the same connection, the same UUID), never deleted and added again.
+    local fingerprint file
+    fingerprint="$(printf '%s\n' "${settings[@]}" | sha256sum | cut -c1-32)"
     file="$(hotspot_file)"
-    [ -z "$file" ] || before="$(sha256sum < "$(at "$file")")"
-    if [ -n "$before" ]; then
-        if [ -z "$HOTSPOT_PASSWORD" ] && grep -q -e '^\[wifi-security\]' -e 'key-mgmt' "$(at "$file")"; then
-            run nmcli connection modify "$HOTSPOT_CON" remove 802-11-wireless-security
+    if [ -n "$file" ] && grep -qx "hotspot=$fingerprint" "$(at $STATE_FILE)" 2>/dev/null; then
+        say "   unchanged: the hotspot connection $HOTSPOT_CON ($file)"
+        if [ "$DRY" = 0 ] && [ "$(nmcli -g GENERAL.STATE connection show "$HOTSPOT_CON" 2>/dev/null)" = activated ]; then
+            say "   up: the hotspot '$HOTSPOT'"
+        else
+            run nmcli connection up "$HOTSPOT_CON"
         fi
-        run nmcli connection modify "$HOTSPOT_CON" "${settings[@]}"
     else
-        run nmcli connection add type wifi ifname wlan0 con-name "$HOTSPOT_CON" "${settings[@]}"
-    fi
-    file="$(hotspot_file)"
-    [ -z "$file" ] || after="$(sha256sum < "$(at "$file")")"
-    if [ "$DRY" = 0 ] && [ -n "$before" ] && [ "$before" = "$after" ] \
-            && [ "$(nmcli -g GENERAL.STATE connection show "$HOTSPOT_CON" 2>/dev/null)" = activated ]; then
-        say "   unchanged: the hotspot '$HOTSPOT' is up as it was"
-    else
+        if [ -n "$file" ]; then
+            if [ -z "$HOTSPOT_PASSWORD" ] && grep -q -e '^\[wifi-security\]' -e 'key-mgmt' "$(at "$file")"; then
+                run nmcli connection modify "$HOTSPOT_CON" remove 802-11-wireless-security
+            fi
+            run nmcli connection modify "$HOTSPOT_CON" "${settings[@]}"
+        else
+            run nmcli connection add type wifi ifname wlan0 con-name "$HOTSPOT_CON" "${settings[@]}"
+        fi
+        note_state hotspot "$fingerprint"
         say "   note: bringing the hotspot up drops this Pi's ordinary Wi-Fi (and an SSH session over it)"
         run nmcli connection up "$HOTSPOT_CON"
     fi
@@ -680,6 +703,7 @@ remove_hotspot() {
     if [ -n "$(hotspot_file)" ]; then
         step "Convention hotspot: removed"
         run nmcli connection delete "$HOTSPOT_CON"
+        note_state hotspot
     fi
 }
 
