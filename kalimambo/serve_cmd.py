@@ -276,6 +276,15 @@ def run(host: str, port: int, config: dict[str, Any],
         prints a traceback (gunicorn issue 3239).  All the table has acknowledged is on
         disk already (a pulled plug loses nothing), so leaving at once is safe."""
 
+        def handle_abort(self, sig: int, frame: Any) -> None:
+            """gunicorn aborts a worker it found frozen; the unwinding lets the worker's
+            greenlets run once more, and its watchdog must not tell systemd that it serves
+            (seen on Python 3.13: one WATCHDOG=1 from the aborted worker)."""
+            watchdog = getattr(self.wsgi, "extensions", {}).get("kalimambo.watchdog")
+            if watchdog is not None:
+                watchdog.stop()
+            super().handle_abort(sig, frame)
+
         def handle_quit(self, sig: int, frame: Any) -> None:
             self.alive = False
             self.cfg.worker_int(self)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 import urllib.request
 
 from kalimambo.web.sdnotify import sd_notify
@@ -75,7 +76,12 @@ class Watchdog:
 
     def _run(self) -> None:
         while True:
-            if answers(self.url):
+            asked = time.monotonic()
+            # A good answer counts only while it is fresh: a worker frozen between its
+            # answer and the notify (the lgpio freeze) runs on for a moment when gunicorn
+            # aborts it, and must not then tell systemd that it serves.
+            if (answers(self.url) and time.monotonic() - asked < ASK_TIMEOUT_S
+                    and not self._stop.is_set()):
                 if not self.ready:
                     self.ready = sd_notify("READY=1\nSTATUS=Serving the table", self.address)
                 sd_notify("WATCHDOG=1", self.address)

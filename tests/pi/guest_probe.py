@@ -108,7 +108,7 @@ def phone_join(ssid: str, psk: str | None) -> dict[str, Any]:
         if time.monotonic() > deadline:
             raise SystemExit("the phone did not associate with the hotspot in 120 s")
         time.sleep(1)
-    script = Path("/run/phone-udhcpc.sh")
+    script = Path("/var/tmp/phone-udhcpc.sh")  # /run is noexec: udhcpc could not run it
     script.write_text("#!/bin/sh\ncase \"$1\" in bound|renew)\n"
                       "  ip addr flush dev \"$interface\"\n"
                       "  ip addr add \"$ip/${mask:-24}\" dev \"$interface\"\n"
@@ -117,7 +117,10 @@ def phone_join(ssid: str, psk: str | None) -> dict[str, Any]:
     script.chmod(0o755)
     in_phone("busybox", "udhcpc", "-i", "wlan1", "-s", str(script), "-n", "-q",
              "-t", "20", "-T", "3")
-    address = in_phone("ip", "-4", "-o", "addr", "show", "dev", "wlan1").split()[3]
+    shown = in_phone("ip", "-4", "-o", "addr", "show", "dev", "wlan1").split()
+    if len(shown) < 4:
+        raise SystemExit("the phone got no IPv4 address from the hotspot's DHCP")
+    address = shown[3]
     return {"address": address, "associated": True}
 
 
