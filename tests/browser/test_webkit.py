@@ -72,8 +72,7 @@ def test_two_webkit_phones_play_a_whole_game(server: Server, webkit: Callable[..
                 wait_picked(page, first)
                 page.screenshot(path=str(artifacts / "webkit-phone-picked.png"))
             pick(page, card)
-            if index == 0:
-                wait_picked(page, card)
+            wait_picked(page, card)   # each player sees the pick taken before looking away
             if round_no == PLUG_ROUND and index == 0:
                 server.stop(signal.SIGKILL)
                 for other in phones:   # each page notices the stream is gone, and says so
@@ -92,7 +91,7 @@ def test_two_webkit_phones_play_a_whole_game(server: Server, webkit: Callable[..
             chosen[name] = card
         played.append(chosen)
         for page in phones:
-            page.wait_for_selector("#sheet", timeout=WAIT_MS)
+            wait_for_reveal(page, server, round_no)
             shown = revealed_cards(page)
             assert {n: shown[n] for n in NAMES} == chosen, (round_no, shown, chosen)
             assert str(round_no) in (page.text_content("#sheet-title") or "")
@@ -107,6 +106,22 @@ def test_two_webkit_phones_play_a_whole_game(server: Server, webkit: Callable[..
         dismiss_reveal(page)
         assert not hand(page)
     phones[0].screenshot(path=str(artifacts / "webkit-phone-finished.png"))
+
+
+def wait_for_reveal(page: WebKitPage, server: Server, round_no: int) -> None:
+    """Wait for the round's reveal sheet; a timeout says what the table and the page were
+    at, so a failure in CI can be read without a rerun."""
+    try:
+        page.wait_for_selector("#sheet", timeout=WAIT_MS)
+    except TimeoutError as late:
+        state = server.state()
+        seen = page.evaluate("() => [document.querySelector('#last-title')?.textContent,"
+                             " document.querySelector('#status')?.textContent,"
+                             " document.querySelector('#conn')?.className]")
+        raise AssertionError(f"round {round_no}: no reveal; table at round {state['round']}"
+                             f" {state['phase']}, picked "
+                             f"{[s['name'] for s in state['seats'] if s.get('picked')]};"
+                             f" page shows {seen}") from late
 
 
 def test_webkit_host_and_board_step_pacing_and_undo(
