@@ -13,11 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kalimambo.engine.pacing import ROUND_BUDGET_S
-
-WEIGHTS = {"reveal": 0.5, "stay": 0.4, "move": 1.0, "dung": 0.8, "rhino_run": 1.0,
-           "penalty": 0.7}
-"""How long each kind of step lasts, as a share of the pause (auto pacing)."""
+WEIGHTS = {"reveal": 1.0, "stay": 0.6, "move": 1.0, "dung": 1.0, "rhino_run": 1.0,
+           "penalty": 1.0}
+"""How long each kind of step lasts, as a share of the pause (auto pacing).  Every step
+that changes the real board (a move, a dung hit, Mambo's run, a group of penalties) and
+the reveal get the whole pause; a figure that stays, with nothing to move, a little
+over half of it, still long enough to read its line."""
 
 EventDict = Mapping[str, Any]
 
@@ -58,12 +59,10 @@ def round_steps(events: Sequence[EventDict]) -> list[Step]:
 
 
 def step_seconds(steps: Sequence[Step], pause_ms: int) -> list[float]:
-    """How long each step lasts in auto pacing: weight x pause, the round squeezed into
-    ``ROUND_BUDGET_S``."""
+    """How long each step lasts in auto pacing: weight x pause.  Never shortened to fit
+    a round into some budget: the people moving the figures set the pace."""
     pause = pause_ms / 1000
-    total = sum(step.weight * pause for step in steps)
-    squeeze = min(1.0, ROUND_BUDGET_S / total) if total else 1.0
-    return [step.weight * pause * squeeze for step in steps]
+    return [step.weight * pause for step in steps]
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ from kalimambo.engine.pacing import (
     PACINGS,
     PAUSE_MS_MAX,
     PAUSE_MS_MIN,
-    ROUND_BUDGET_S,
 )
 from kalimambo.firmware.scene import (
     DARK,
@@ -94,6 +93,7 @@ class Show:
             length = view.get("track_length")
             length = length if isinstance(length, int) and length > 0 else self.spaces
             steps = steps_from_events(events, target.colours, length, self.spaces)
+            self._drop_flourishes(now)
             if not self.steps:
                 self.scene = rewind(target, events, length)
                 self.step_start = now
@@ -121,12 +121,22 @@ class Show:
                 self.step_start = now
             self._queue([setup_step(target, [str(n) for n in order])])
 
+    def _drop_flourishes(self, now: float) -> None:
+        """A step of the table's cursor has come: the set-up's intro and the last round's
+        end sweep (steps of the strip's own, ``always_auto``) give way at once, playing
+        or queued, so the strip never falls behind the board page by their length."""
+        if not self.steps:
+            return
+        current = self.steps[0]
+        self.steps = [queued for queued in self.steps if not queued[0].always_auto]
+        if self.steps and self.steps[0] is not current:
+            self.step_start = now
+
     def _queue(self, steps: list[Step]) -> None:
-        durations = [step.weight * self.pause_s for step in steps if not step.always_auto]
-        total = sum(durations)
-        squeeze = min(1.0, ROUND_BUDGET_S / total) if total else 1.0
+        """Queue steps at the table's pace: weight x pause, as the table's cursor times
+        them (``engine.timeline.step_seconds``), so the strip keeps up with it."""
         for step in steps:
-            seconds = step.weight * (self.pause_s * squeeze if not step.always_auto else 1.0)
+            seconds = step.weight * (self.pause_s if not step.always_auto else 1.0)
             self.steps.append((step, seconds))
         del self.steps[:-MAX_QUEUED_STEPS]
 

@@ -249,8 +249,13 @@ def setup_step(scene: Scene, order: Sequence[str]) -> SetupStep:
     return SetupStep(weight=0.3 * len(pieces) + 1.0, pieces=tuple(pieces), always_auto=True)
 
 
-WEIGHTS = {**TIMELINE_WEIGHTS, "round_end": 0.8}
-"""The timeline's weights; the strip shows the round's end as a step of its own."""
+WEIGHTS = TIMELINE_WEIGHTS
+"""The timeline's weights, so each step lasts as long on the strip as the table's cursor
+holds it."""
+ROUND_END_S = 1.0
+"""The round's end is a short sweep of its own (any pacing, any pause): it comes with
+the playback's end, after the last step, so a long one would make the strip lag behind
+the next round's reveal."""
 
 
 def rewind(scene_after: Scene, events: Sequence[Mapping[str, Any]], track_length: int
@@ -304,7 +309,7 @@ def steps_from_events(events: Sequence[Mapping[str, Any]], colours: Mapping[str,
             steps.append(PenaltyStep(weight, payers=tuple(payers), figure=event["figure"],
                                      colours=tuple(colours.get(p, WHITE) for p in payers)))
         elif kind == "round_end":
-            steps.append(RoundEndStep(weight,
+            steps.append(RoundEndStep(ROUND_END_S, always_auto=True,
                                       cue="win" if event.get("game_over") else "round_end"))
         i += 1
     return steps

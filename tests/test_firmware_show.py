@@ -21,7 +21,7 @@ from kalimambo.firmware.scene import (
     RGB,
     SPLAT_COLOUR,
 )
-from kalimambo.firmware.show import ROUND_BUDGET_S, Show
+from kalimambo.firmware.show import Show
 from kalimambo.firmware.steps import IMPACT, WHITE
 
 PLAYERS = ["Ana", "Ben", "Caro"]
@@ -143,10 +143,14 @@ def test_buzzer_cues_come_as_their_steps_begin() -> None:
     assert cues == ["dung", "rhino", "rhino", "round_end"]
 
 
-def test_a_long_pause_still_fits_a_round_in_15_seconds() -> None:
+def test_a_long_pause_is_never_squeezed() -> None:
+    """The strip holds each step as long as the table's cursor does: a move the whole
+    pause, however many steps the round has (the round's end is a short sweep)."""
     show = Show(12, "auto", 5000)
     round_one(show, new_game())
-    assert sum(s for _, s in show.steps) == pytest.approx(ROUND_BUDGET_S)
+    moves = [s for step, s in show.steps if type(step).__name__ == "MoveStep"]
+    assert moves and all(s == pytest.approx(5.0) for s in moves)
+    assert [s for step, s in show.steps if type(step).__name__ == "RoundEndStep"] == [1.0]
 
 
 def test_step_pacing_waits_for_next() -> None:
@@ -238,3 +242,23 @@ def test_lobby_attract_moves_and_finished_celebrates_the_winners() -> None:
     winners = set(game.winners())
     assert winners and {w[0] for w in winners} <= shown
     assert not {p[0] for p in PLAYERS if p not in winners} & shown
+
+
+def test_the_cursors_step_cuts_the_strips_own_flourishes_short() -> None:
+    """The set-up's intro and the last round's end sweep are the strip's own; a step of
+    the table's cursor that comes meanwhile begins at once, never after them."""
+    show = Show(12, "auto", 2000)
+    game = new_game()
+    show.update(view_of(game), None, 0.0)
+    assert [type(step).__name__ for step, _ in show.steps] == ["SetupStep"]
+    events = [e.to_dict() for e in game.play_round({"Ana": 7, "Ben": 11, "Caro": 3})]
+    reveal, *rest = events
+    show.update(view_of(game), [reveal], 0.5)   # the reveal comes while the intro plays
+    assert [type(step).__name__ for step, _ in show.steps] == ["RevealStep"]
+    assert show.step_start == 0.5
+    show.update(view_of(game), rest[:-1], 2.5)
+    show.update(view_of(game), rest[-1:], 2.6)   # the round's end, behind the last step
+    assert type(show.steps[-1][0]).__name__ == "RoundEndStep"
+    show.update(view_of(game), [reveal], 3.0)   # the next round's reveal
+    assert "RoundEndStep" not in [type(step).__name__ for step, _ in show.steps]
+    assert type(show.steps[-1][0]).__name__ == "RevealStep"

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from kalimambo.engine.pacing import DEFAULT_PAUSE_MS
 from kalimambo.web.app import create_app
 from tests.helpers import wait_for
 from tests.lights_peers import Peer, connect_lights
@@ -70,7 +71,7 @@ def test_a_new_lights_process_gets_hello_pacing_and_the_current_view(
     hello = peer.expect("hello")
     assert hello["protocol"] == 1 and hello["role"] == "table"
     pacing = peer.expect("pacing")
-    assert (pacing["mode"], pacing["pause_ms"]) == ("auto", 900)
+    assert (pacing["mode"], pacing["pause_ms"]) == ("auto", DEFAULT_PAUSE_MS)
     view = peer.expect("view")
     assert view["events"] is None
     assert [s["name"] for s in view["view"]["seats"]] == ["Ana"]

@@ -172,6 +172,28 @@ def test_auto_pacing_shows_the_reveal_at_once_then_steps_on_the_given_clock() ->
     assert state.due is None and state.phase == "picking"
 
 
+def test_the_next_round_waits_for_the_last_step_to_have_its_time() -> None:
+    """Picks that come at once (computer players) do not cut the last step short: the
+    round is resolved, and its reveal shown once the last round's last step has had its
+    pause."""
+    state = started("auto")
+    pick_round(state, now=10.0)
+    now = 10.0
+    while state.phase == "playing":
+        assert state.due is not None
+        now = state.due
+        state.tick(now)
+    assert state.playback is not None and state.playback.until is not None
+    last_step_over = state.playback.until
+    assert last_step_over > now
+    happened = pick_round(state, now=now + 0.01)
+    assert [type(e) for e in happened] == [PickMade, RoundResolved]
+    assert state.due == last_step_over
+    assert state.tick(last_step_over - 0.001) == []
+    shown = state.tick(last_step_over)
+    assert isinstance(shown[0], StepShown) and shown[0].kind == "reveal"
+
+
 def test_undo_during_the_playback_takes_the_round_back() -> None:
     state = started()
     pick_round(state)

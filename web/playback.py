@@ -31,6 +31,10 @@ class Playback:
     """When auto pacing shows the next step (None in step pacing or once done)."""
     skipped: bool = False
     """The host skipped: the steps from here on are drawn at once, not animated."""
+    until: float | None = None
+    """Auto pacing: when the step shown last has had its time.  The last step's comes
+    after the round has ended, and the next round's playback waits for it, so the last
+    figure moved is not cut short when the next reveal comes at once (computer players)."""
     _seconds: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -40,10 +44,12 @@ class Playback:
 
     @classmethod
     def begin(cls, round_no: int, events: list[dict[str, Any]], before: BoardState,
-              pacing: str, pause_ms: int, now: float) -> Playback:
-        """A playback at k = 0; in auto pacing the reveal comes at once (``due = now``)."""
+              pacing: str, pause_ms: int, now: float,
+              not_before: float | None = None) -> Playback:
+        """A playback at k = 0; in auto pacing the reveal comes at once (``due = now``),
+        or once the last round's last step has had its time (``not_before``)."""
         playback = cls(round_no, round_steps(events), events, before, pacing, pause_ms)
-        playback.due = now if pacing == "auto" else None
+        playback.due = max(now, not_before or now) if pacing == "auto" else None
         return playback
 
     @property
@@ -79,7 +85,7 @@ class Playback:
             return False
         self.skipped = True
         self.step += 1
-        self.due = None
+        self.due = self.until = None
         return True
 
     def advance(self, now: float) -> bool:
@@ -99,12 +105,12 @@ class Playback:
         self._schedule(now)
 
     def _schedule(self, now: float) -> None:
-        if self.pacing != "auto" or self.done:
+        auto = self.pacing == "auto" and not self.skipped
+        self.until = now + self._seconds[self.step - 1] if auto and self.step else None
+        if not auto or self.done:
             self.due = None
-        elif self.step == 0:
-            self.due = now
         else:
-            self.due = now + self._seconds[self.step - 1]
+            self.due = self.until if self.step else now
 
     def current_span(self) -> tuple[int, int]:
         """Where the step shown last begins and ends in the round's events (an empty

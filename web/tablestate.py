@@ -364,8 +364,10 @@ class TableState:
     # -- the playback ---------------------------------------------------------------------
     def _begin_playback(self, before: BoardState, now: float) -> None:
         played = self.history[-1]
+        last = self.playback.until if self.playback is not None else None
         self.playback = Playback.begin(played.round, played.to_dict()["events"], before,
-                                       self.settings.pacing, self.settings.pause_ms, now)
+                                       self.settings.pacing, self.settings.pause_ms, now,
+                                       not_before=last)
 
     def _not_playing(self) -> Playback:
         playback = self.playback

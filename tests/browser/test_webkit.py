@@ -72,7 +72,13 @@ def test_two_webkit_phones_play_a_whole_game(server: Server, webkit: Callable[..
                 wait_picked(page, first)
                 page.screenshot(path=str(artifacts / "webkit-phone-picked.png"))
             pick(page, card)
-            wait_picked(page, card)   # each player sees the pick taken before looking away
+            try:   # each player sees the pick taken (or, the last to pick, played)
+                page.wait_for_selector(f'#hand .card.picked[data-card="{card}"], '
+                                       f'#hand .card.played[data-card="{card}"]',
+                                       timeout=WAIT_MS)
+            except TimeoutError as late:
+                raise AssertionError(f"round {round_no}, {name} picked {card}: "
+                                     f"{explain(page, server)}") from late
             if round_no == PLUG_ROUND and index == 0:
                 server.stop(signal.SIGKILL)
                 for other in phones:   # each page notices the stream is gone, and says so
@@ -114,14 +120,25 @@ def wait_for_reveal(page: WebKitPage, server: Server, round_no: int) -> None:
     try:
         page.wait_for_selector("#sheet", timeout=WAIT_MS)
     except TimeoutError as late:
-        state = server.state()
-        seen = page.evaluate("() => [document.querySelector('#last-title')?.textContent,"
-                             " document.querySelector('#status')?.textContent,"
-                             " document.querySelector('#conn')?.className]")
-        raise AssertionError(f"round {round_no}: no reveal; table at round {state['round']}"
-                             f" {state['phase']}, picked "
-                             f"{[s['name'] for s in state['seats'] if s.get('picked')]};"
-                             f" page shows {seen}") from late
+        raise AssertionError(f"round {round_no}: no reveal; {explain(page, server)}") from late
+
+
+def explain(page: WebKitPage, server: Server) -> str:
+    """What the table and the page are at: for a failure in CI, read without a rerun."""
+    state = server.state()
+    seen = page.evaluate(
+        "() => ({last: document.querySelector('#last-title')?.textContent,"
+        " status: document.querySelector('#status')?.textContent,"
+        " toast: document.querySelector('#toast')?.textContent,"
+        " conn: document.querySelector('#conn')?.className,"
+        " bar: !document.querySelector('#confirm-bar')?.hidden,"
+        " confirm: document.querySelector('#confirm')?.textContent,"
+        " hand: [...document.querySelectorAll('#hand .card')].map(n => n.dataset.card"
+        " + (n.classList.contains('picked') ? '*' : '')"
+        " + (n.classList.contains('selected') ? '+' : '') + (n.disabled ? '-' : ''))})")
+    picked = [s["name"] for s in state["seats"] if s.get("picked")]
+    return (f"table at round {state['round']} {state['phase']}, picked {picked}; "
+            f"page shows {seen}")
 
 
 def test_webkit_host_and_board_step_pacing_and_undo(

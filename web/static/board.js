@@ -34,6 +34,7 @@ function stepKey(view) {
 /** Animate one step's events over the board as it was before the step. */
 async function animate(step, view) {
   const shown = state.shown;
+  document.body.dataset.playing = stepKey(view);  // the step on the board from now on
   const events = step.events || [];
   // the round so far, up to this step: its reveal says who played the lowest card
   const round = (view.playback && view.playback.shown) || events;

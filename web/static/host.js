@@ -8,6 +8,7 @@ import { modal } from "./common/dialog.js";
 import { $, setText } from "./common/dom.js";
 import { onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
+import { playbackLine } from "./common/playline.js";
 import { nameCounter } from "./common/namecount.js";
 import { startPage } from "./common/page.js";
 import { clearToast, toast } from "./common/toast.js";
@@ -16,6 +17,7 @@ import { renderBooth, wireBooth } from "./host/booth.js";
 import { renderDay, wireNewDay } from "./host/day.js";
 import { closeHandover, handoverPending, openHandover } from "./host/handover.js";
 import { renderLights } from "./host/lights.js";
+import { renderPace, wirePace } from "./host/pace.js";
 import { renderSeats } from "./host/seats.js";
 import { act, checkLogin, hostToken, logout, onLogout, setHostToken } from "./host/session.js";
 import { enteredSetup, renderOrder, wireOrder } from "./host/setup.js";
@@ -71,10 +73,7 @@ async function offerLocalLogin() {
 
 function gameStatus() {
   if (view.phase === "lobby") return t("host.lobby_status", { count: (view.seats || []).length });
-  if (view.phase === "playing" && view.playback) {
-    return t("phone.watch", { round: view.playback.round, step: view.playback.step,
-      steps: view.playback.steps });
-  }
+  if (view.phase === "playing" && view.playback) return playbackLine(view, true);
   const status = view.phase === "finished" ? t("phase.finished")
     : t("phase.picking", { round: view.round });
   return view.undone ? `${t("table.undone", { round: view.undone })} ${status}` : status;
@@ -88,13 +87,13 @@ function render() {
   const lobby = view.phase === "lobby";
   setText($("game-status"), gameStatus());
   $("undo").hidden = lobby || (!(view.history || []).length && view.phase !== "playing");
-  $("skip").hidden = view.phase !== "playing";
   $("record").hidden = lobby;
   $("lobby-tools").hidden = !lobby;
   $("start-box").hidden = !lobby;
   renderSeats(view, openHandover);
   if (lobby) renderOrder(view);
   renderLights(view);
+  renderPace(view);
   renderArchive(view);
   renderDay(view);
   renderBooth(view);
@@ -121,6 +120,7 @@ const confirmUndo = modal($("confirm-undo"), (answer) => {
 wireNewDay();
 wireBooth();
 wireOrder();
+wirePace();
 $("login-form").addEventListener("submit", login);
 $("local-login").addEventListener("click", () => loginWith({}));
 $("logout").addEventListener("click", logout);
@@ -145,11 +145,6 @@ $("setup-form").addEventListener("submit", (event) => {
 });
 $("lights-retry").addEventListener("click", () =>
   act($("lights-retry"), "POST", "/host/lights/retry", {}));
-$("lights-next").addEventListener("click", () =>
-  act($("lights-next"), "POST", "/host/next", {}));
-$("skip").addEventListener("click", () => act($("skip"), "POST", "/host/skip", {}));
-$("pacing").addEventListener("change", () =>
-  act(null, "POST", "/host/settings", { pacing: $("pacing").value }));
 $("hints").addEventListener("change", () =>
   act(null, "POST", "/host/settings", { hints: $("hints").checked }));
 onLogout(() => { closeHandover(); render(); offerLocalLogin(); });

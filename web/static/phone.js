@@ -9,6 +9,7 @@ import { $, el } from "./common/dom.js";
 import { colourTag, onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
 import { nameCounter } from "./common/namecount.js";
+import { playbackLine } from "./common/playline.js";
 import { seatOf } from "./common/names.js";
 import { startPage } from "./common/page.js";
 import { storageGet, storageSet } from "./common/storage.js";
@@ -208,8 +209,7 @@ function renderStatus() {
     if (view.undone) text = `${t("table.undone", { round: view.undone })} ${text}`;
   } else if (view.phase === "playing" && view.playback) {
     // the board plays the round: its outcome comes here only when the playback ends
-    text = t("phone.watch", { round: view.playback.round, step: view.playback.step,
-      steps: view.playback.steps });
+    text = playbackLine(view);
   }
   $("status").textContent = text;
   $("round-line").textContent = view.phase === "lobby" ? t("phase.lobby")

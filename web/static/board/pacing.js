@@ -11,5 +11,5 @@ const paceOverride = Number(new URLSearchParams(window.location.search).get("pac
 export function pause() {
   if (paceOverride) return paceOverride;
   const lights = state.view && state.view.lights;
-  return lights && lights.pause_ms ? lights.pause_ms : 900;
+  return lights && lights.pause_ms ? lights.pause_ms : 3000;
 }

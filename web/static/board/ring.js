@@ -181,7 +181,9 @@ export function slide(key, from, to) {
     const node = figureNodes.get(key);
     const steps = forward(from, to, length());
     if (!node || steps === 0) { resolve(); return; }
-    const duration = Math.min(1400, Math.max(120, steps * 110)) * (pause() / 900);
+    // about a tenth of a second a space, never more than 40 % of the step: the figure
+    // lands early and the rest of the step is for moving the real one
+    const duration = Math.min(0.4 * pause(), Math.max(120, steps * 110));
     const start = performance.now();
     function frame(now) {
       const f = Math.min(1, (now - start) / duration);

@@ -20,8 +20,6 @@ export function renderBooth(view) {
   $("replay-stop").hidden = !replay;
   if (replay) {
     setText($("replay-status"), t("host.replay_running", { game: replay.game_id }));
-    $("skip").hidden = false;  // skip and next move the replay's cursor too
-    $("lights-next").hidden = (view.lights || {}).pacing !== "step";
   }
 }
 

@@ -1,4 +1,4 @@
-/* The light strip's state, its pacing, and whether players get hints. */
+/* The light strip's state, and whether players get hints. */
 
 import { $, setText } from "../common/dom.js";
 import { t } from "../common/i18n.js";
@@ -11,9 +11,6 @@ export function renderLights(view) {
     ? t("host.lights_ok", { backend: lights.backend || "?" })
     : t("host.lights_error", { backend: lights.backend || "?", error: lights.error || "—" }));
   $("lights-retry").hidden = Boolean(lights.ok);
-  const pacing = lights.pacing || "auto";
-  if ($("pacing").value !== pacing) $("pacing").value = pacing;
-  $("lights-next").hidden = lights.pacing !== "step";
   $("hints").checked = Boolean(view.hints);
   setText($("hints-label"), view.hints ? t("host.on") : t("host.off"));
 }
