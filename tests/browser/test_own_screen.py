@@ -191,7 +191,8 @@ def test_in_booth_mode_the_own_screen_offers_no_way_in_even_before_any_host(
 
 
 def test_the_first_host_scans_the_own_screen_then_it_is_gone_for_good(
-        tmp_path: Path, start_server: Callable[..., Server], browser: Any) -> None:
+        tmp_path: Path, start_server: Callable[..., Server], browser: Any,
+        artifacts: Path) -> None:
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     store = Store(data_dir / DB_NAME)
@@ -204,6 +205,7 @@ def test_the_first_host_scans_the_own_screen_then_it_is_gone_for_good(
         board.wait_for_selector("#host-link", state="visible", timeout=WAIT_MS)
         board.wait_for_function("() => document.getElementById('host-qr').naturalWidth > 0",
                                 timeout=WAIT_MS)
+        board.screenshot(path=str(artifacts / "board-first-host-qr-1920x1080.png"))
         code = stored(server, "first_host_code")
         key = server.host_key()
         assert code and code != key
@@ -229,6 +231,7 @@ def test_the_first_host_scans_the_own_screen_then_it_is_gone_for_good(
         board.wait_for_selector("#join-box", state="visible", timeout=WAIT_MS)
         board.wait_for_timeout(2500)
         assert ways_in(board, since, server) == []
+        board.screenshot(path=str(artifacts / "board-after-first-host-1920x1080.png"))
 
         # a photo of the screen opens nothing now, and says so
         late_ctx = browser.new_context(viewport=PHONE, locale="en-US")
