@@ -19,6 +19,8 @@ COMMANDS = {
     "leds": ("kalimambo.leds_cmd", "strip bring-up for builders: test, walk, calibrate, bench"),
     "tournament": ("kalimambo.tournament", "play computer players against each other"),
     "games": ("kalimambo.games_cmd", "the finished games: export --csv"),
+    "host-link": ("kalimambo.hostlink_cmd", "print the host link (with the host key) and "
+                                            "its QR code"),
 }
 
 USAGE = "usage: kalimambo [COMMAND] [OPTIONS]   (no command: serve)\n\ncommands:\n" + "".join(

@@ -25,6 +25,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import signal
 import subprocess
 import sys
@@ -203,8 +204,18 @@ class ServerProcess:
         return view
 
     def host_token(self) -> str:
+        """A host token, logged in as a real host does: with the PIN the table was started
+        with (never the table's own screen: it is no host)."""
         token: str = self.call("POST", "/host", {"pin": self.pin})["token"]
         return token
+
+    def host_key(self) -> str:
+        """The host key, from the host link the table prints when it starts (the console
+        line, as a host reads it in the journal)."""
+        log = self.log.read_text(errors="replace")
+        found = re.findall(r"^Host link .*#key=(\S+)$", log, re.MULTILINE)
+        assert found, f"no host link in the console: {log[-2000:]}"
+        return found[-1]
 
 
 @pytest.fixture

@@ -147,12 +147,13 @@ def test_leds_is_a_frame_of_rgb_triples(client: Any) -> None:
     assert all(len(px) == 3 and all(0 <= c <= 255 for c in px) for px in leds)
 
 
-def test_local_gives_the_pin_only_on_loopback(client: Any) -> None:
-    answer = client.get("/api/v1/local", environ_base={"REMOTE_ADDR": "127.0.0.1"}).json
-    key = answer["key"]
-    assert answer == {"local": True, "pin": "1234", "key": key,
-                      "host_url": f"http://192.0.2.10:8000/host#key={key}"}
-    assert len(key) >= 24
+def test_local_says_only_whether_this_is_the_own_screen(client: Any) -> None:
+    """No PIN and no key, not even on the table's own screen (tests/test_own_screen.py)."""
+    answer = client.get("/api/v1/local", environ_base={"REMOTE_ADDR": "127.0.0.1"})
+    assert answer.json == {"local": True, "host_qr": False}  # booth mode: on by default
+    key = client.application.extensions["kalimambo"].table.host.key
+    text = answer.get_data(as_text=True)
+    assert key not in text and "1234" not in text
     answer = client.get("/api/v1/local", environ_base={"REMOTE_ADDR": "192.168.1.20"}).json
     assert answer == {"local": False}
 

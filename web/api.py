@@ -12,7 +12,7 @@ import orjson
 from flask import Blueprint, Response, current_app, request
 
 from kalimambo.web.errors import ApiError, bad_request
-from kalimambo.web.host import is_loopback
+from kalimambo.web.host import booth_mode, is_own_screen
 from kalimambo.web.limits import MAX_DEPTH
 from kalimambo.web.service import TableService
 from kalimambo.web.table import Change
@@ -135,14 +135,13 @@ def leds() -> Response:
 
 @bp.get("/local")
 def local() -> Response:
-    """The host's secrets, only for a page opened on the Pi itself (its own screen):
-    the PIN (if one is set), the host key and the host link that carries it."""
-    if not is_loopback(request.remote_addr or ""):
+    """What the table's own screen may know, and nothing secret: whether this request
+    comes from it, and whether it may show the first-host QR code (``/host-qr.svg``)."""
+    if not is_own_screen(request):
         return answer({"local": False})
-    svc = service()
-    key = svc.table.host.key
-    return answer({"local": True, "pin": svc.pin, "key": key,
-                   "host_url": f"{svc.table.join_url()}host#key={key}"})
+    table = service().table
+    return answer({"local": True,
+                   "host_qr": table.host.first_host_open(booth_mode(table.current.view))})
 
 
 @bp.post("/join")
@@ -179,7 +178,9 @@ def host_only() -> TableService:
 def host_login() -> Response:
     data = body()
     secret = data.get("key", data.get("pin"))
-    token = service().table.host.login(secret, request.remote_addr or "?")
+    table = service().table
+    token = table.host.login(secret, request.remote_addr or "?",
+                             booth=booth_mode(table.current.view))
     return answer({"token": token})
 
 
@@ -298,6 +299,31 @@ def host_next() -> Response:
     svc = host_only()
     body()
     return answer(svc.table.next_step())
+
+
+@bp.post("/screen/next")
+def screen_next() -> Response:
+    """"Next" from the table's own screen (the board page on the Pi's screen), or from a
+    host: the playback's next step, and nothing more.  The own screen may do it only
+    while what plays waits for "next" (step pacing); a host in any pacing, as
+    ``/host/next``.  Answers the view's ``playback``."""
+    svc = service()
+    body()
+    token = bearer()
+    if token is not None:
+        svc.table.host.check(token)
+        return answer(svc.table.next_step())
+    if not is_own_screen(request):
+        raise ApiError(403, "own_screen_only", "Only the table's own screen or the host can "
+                                               "show the next step.")
+    with svc.table.lock:
+        view = svc.table.current.view
+        shown = view["replay"]["board"] if view.get("replay") else view
+        playback = shown.get("playback")
+        if playback and playback.get("pacing") != "step":
+            raise ApiError(409, "not_step", "The table plays this round by itself: "
+                                            "\"Next\" is for step pacing.")
+        return answer(svc.table.next_step())
 
 
 @bp.post("/host/skip")

@@ -1,14 +1,20 @@
-"""The host's login: the Pi's own screen, a host key, an optional PIN, and a brake.
+"""The host's login: a host key, an optional PIN, a first-host code, and a brake.
 
 The real host must always get in, and nobody else:
-- on the Pi itself (a loopback address) no secret is needed;
-- elsewhere the host key does it: 144 random bits, made once and kept in the data
-  dir, shown on the Pi's console and screen and in the host link's QR code.  Nobody
-  guesses it in a convention day from any number of addresses, so it is never
-  rate-limited and no flood of wrong guesses can lock the real host out;
+- the host key does it from anywhere: 144 random bits, made once and kept in the data
+  dir, printed on the table's console (the journal on a Pi) as the host link and by
+  ``kalimambo host-link``.  Nobody guesses it in a convention day from any number of
+  addresses, so it is never rate-limited and no flood of wrong guesses can lock the
+  real host out;
 - a PIN set with ``--host-pin`` or the board file works as before.  A short PIN can
   be guessed by trying, so wrong ones lock their address out for a while (doubling,
-  capped) and a global brake slows a spread-out attack; neither touches the key.
+  capped) and a global brake slows a spread-out attack; neither touches the key;
+- the table's own screen (the board page on the Pi's HDMI screen, facing the room)
+  never makes anyone host by itself: no login without a secret, and no PIN or key on
+  any page.  It may show one thing: while no host has ever logged in and booth mode
+  is off, a QR code with a *first-host code* (``first_host_open``).  That code logs
+  in only while both still hold, so once the first host is in it is worthless, and a
+  photo of the screen opens nothing.
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import secrets
+import threading
 import time
 from collections.abc import Callable
+from typing import Any, Protocol
 
 from kalimambo.engine.setup import is_int
 from kalimambo.web.errors import ApiError
@@ -52,12 +60,45 @@ def stored_key(store: Store) -> str:
     return key
 
 
-def is_loopback(address: str) -> bool:
-    """Whether the request comes from the Pi itself."""
+def stored_first_code(store: Store) -> str:
+    """The first-host code kept in the data dir (made, and kept, on first use): the
+    secret of the QR code the table's own screen shows before the first host logs in.
+    Kept, so the code on a screen left open across a restart still works."""
+    code = store.setting("first_host_code")
+    if not isinstance(code, str) or len(code) < 16:
+        code = make_key()
+        store.set_settings({"first_host_code": code})
+    return code
+
+
+class Request(Protocol):
+    """What ``is_own_screen`` reads of a request (Flask's has both)."""
+
+    remote_addr: str | None
+    headers: Any
+
+
+def is_own_screen(request: Request) -> bool:
+    """Whether a request comes from the table's own screen: a browser on the Pi itself
+    (its HDMI screen, facing the room), which is no proof of being the host.
+
+    The one place that decides it (the board page's *Next*, ``/api/v1/local``,
+    ``/host-qr.svg``).  Today: the peer is a loopback address.  Once nginx runs in
+    front of the table on the Pi, every request arrives from loopback: then this must
+    read the client's address from the proxy's forwarded header (``X-Forwarded-For``
+    or ``X-Real-IP``), trusted only when the peer is that proxy, and compare that."""
     try:
-        return ipaddress.ip_address(address).is_loopback
+        return ipaddress.ip_address(request.remote_addr or "").is_loopback
     except ValueError:
         return False
+
+
+def booth_mode(view: dict[str, Any]) -> bool:
+    """Whether the table is in booth mode: attract mode switched on (the view's
+    ``booth.attract``; on by default).  A booth's screen faces passers-by, so it never
+    offers the host's way in, not even before the first host logs in."""
+    booth = view.get("booth")
+    return not isinstance(booth, dict) or booth.get("attract") is not False
 
 
 def pin_warning(pin: str | None) -> str | None:
@@ -83,21 +124,45 @@ class HostAuth:
         self.key = key
         self.clock = clock
         self._tokens = store.host_tokens()
+        code = store.setting("first_host_code")
+        self._first_code: str | None = code if isinstance(code, str) and len(code) >= 16 \
+            else None
+        self._first_lock = threading.Lock()
         self._failures: dict[str, int] = {}
         self._locked_until: dict[str, float] = {}
         self._recent: list[float] = []
 
-    def login(self, secret: object, address: str) -> str:
-        """A new host token for the Pi's own screen, the key or the PIN; else a refusal."""
-        if secret is None and is_loopback(address):
-            return self._new_token()
-        if secret is None:
-            raise ApiError(400, "bad_pin", "Please type the host PIN (or open the host link).")
+    @property
+    def hosted(self) -> bool:
+        """Whether a host has ever logged in at this table (host tokens are kept)."""
+        return bool(self._tokens)
+
+    def first_host_open(self, booth: bool) -> bool:
+        """Whether the table's own screen may offer the first-host code: only while no
+        host has ever logged in, and never in booth mode."""
+        return not self.hosted and not booth
+
+    def first_code(self) -> str:
+        """The first-host code (for the own screen's QR code, while it is open)."""
+        if self._first_code is None:
+            self._first_code = stored_first_code(self.store)
+        return self._first_code
+
+    def login(self, secret: object, address: str, booth: bool = True) -> str:
+        """A new host token for the host key, the PIN, or (while ``first_host_open``)
+        the first-host code; else a refusal that changes nothing.  ``booth``: whether
+        the table is in booth mode (``booth_mode``)."""
+        if secret is None or secret == "":
+            raise ApiError(400, "bad_pin", "Please type the host PIN or key (or open the "
+                                           "host link the table prints when it starts).")
         if not (isinstance(secret, str) or is_int(secret)):
             raise ApiError(400, "bad_pin", "Please type the host PIN.")
         given = str(secret).strip()
         if len(given) <= 200 and _same(given, self.key):
             return self._new_token()
+        if len(given) <= 200 and self._first_code is not None \
+                and _same(given, self._first_code):
+            return self._first_host(booth)
         self._brake(address)
         if self.pin is not None and len(given) <= 200 and _same(given, self.pin):
             self._failures.pop(address, None)
@@ -105,6 +170,17 @@ class HostAuth:
             return self._new_token()
         self._failed(address)
         raise ApiError(403, "wrong_pin", "That is not the host PIN.")
+
+    def _first_host(self, booth: bool) -> str:
+        """The first-host code was given: a token if it may still log in, else a
+        refusal with its own message (not counted as a wrong PIN: it was right once)."""
+        with self._first_lock:  # two phones scanning at once: one first host
+            if self.first_host_open(booth):
+                return self._new_token()
+        raise ApiError(403, "first_host_taken",
+                       "That code from the table's screen no longer works: a host has "
+                       "logged in already (or the table is in booth mode). Use the host "
+                       "link the table printed when it started, or the PIN.")
 
     def _brake(self, address: str) -> None:
         """429 while this address is locked out, or while all addresses are braked."""

@@ -253,10 +253,9 @@ PATHS: dict[str, Any] = {
         "properties": {"leds": {"type": "array", "items": {
             "type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255},
             "minItems": 3, "maxItems": 3}}}}), **_errors(503)})},
-    "/api/v1/local": {"get": _op("the host's secrets, for the Pi's own screen only", {**_ok({
+    "/api/v1/local": {"get": _op("what the table's own screen may know (no secret)", {**_ok({
         "type": "object", "required": ["local"],
-        "properties": {"local": BOOL, "pin": _nullable(STR), "key": STR,
-                       "host_url": STR}}), **_errors()})},
+        "properties": {"local": BOOL, "host_qr": BOOL}}), **_errors()})},
     "/api/v1/join": {"post": _op(
         "take a seat", {**_ok(ref("SeatToken"), 201, "seated"), **_errors(409, *WITH_BODY)},
         body=_body({"name": NAME}))},
@@ -271,7 +270,7 @@ PATHS: dict[str, Any] = {
         "properties": {"round": INT, "card": INT, "code": STR, "params": {"type": "object"}}}),
         **_errors(401, 403, 409, 503)}, security=SEAT_AUTH)},
     "/api/v1/host": {
-        "post": _op("host login: the PIN or the host key (none on the Pi itself)", {
+        "post": _op("host login: the PIN, the host key or the first-host code", {
             **_ok({"type": "object", "required": ["token"], "properties": {"token": STR}}),
             **_errors(403, *WITH_BODY)}, body=_body({"pin": STR, "key": STR})),
         "get": _op("is this a host token?", {**_ok({"type": "object", "required": ["host"],
@@ -323,6 +322,10 @@ PATHS: dict[str, Any] = {
                                                "host/next)", _ok(ref("Lights")), 409)},
     "/api/v1/host/next": {"post": _host("the playback's next step", _ok(ref("Playback")),
                                         409)},
+    "/api/v1/screen/next": {"post": _op(
+        "the playback's next step, from the table's own screen (step pacing) or a host",
+        {**_ok(ref("Playback")), **_errors(403, 409, *WITH_BODY)},
+        security=[{}, *HOST_AUTH], body=_body({}))},
     "/api/v1/host/skip": {"post": _host("end the playback at once", _ok(ref("Playback")),
                                         409)},
 }

@@ -137,13 +137,23 @@ def qr() -> Response:
 
 @bp.get("/host-qr.svg")
 def host_qr() -> Response:
-    """The host link (with the host key) as a QR code, only for the Pi's own screen."""
-    from kalimambo.web.host import is_loopback
+    """The first host's way in, as a QR code: only for the table's own screen, only while
+    no host has ever logged in, and never in booth mode (``HostAuth.first_host_open``).
+    It carries the first-host code, never the host key, so it opens nothing once a host
+    is in.  Else 403."""
+    from kalimambo.web.host import booth_mode, is_own_screen
+    from kalimambo.web.store import StorageError
 
     table = current_app.extensions.get("kalimambo.table")
-    if table is None or not is_loopback(request.remote_addr or ""):
-        return Response("Only on the table's own screen.", status=403, mimetype="text/plain")
-    response = Response(qr_svg(f"{join_url()}host#key={table.host.key}"),
-                        mimetype="image/svg+xml")
+    if table is None or not is_own_screen(request) \
+            or not table.host.first_host_open(booth_mode(table.current.view)):
+        return Response("Only on the table's own screen, before the first host logs in, "
+                        "and never in booth mode.", status=403, mimetype="text/plain")
+    try:
+        code = table.host.first_code()
+    except StorageError:
+        return Response("The table cannot save its first-host code.", status=503,
+                        mimetype="text/plain")
+    response = Response(qr_svg(f"{join_url()}host#key={code}"), mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -43,6 +43,7 @@ def _is_number(value: object) -> bool:
 SETTING_KINDS: dict[str, Callable[[object], bool]] = {
     "restarts": is_int, "hints": _is_bool, "pacing": _is_str, "pause_ms": is_int,
     "host_key": _is_str, "host_pin": _is_str, "last_start": _is_number,
+    "first_host_code": _is_str,
 }
 
 

@@ -76,7 +76,9 @@ def test_three_phones_play_a_whole_game(server: Server, browser: Any, artifacts:
                                 arg=len(NAMES), timeout=WAIT_MS)
         board.wait_for_function("() => document.querySelectorAll('#leds span').length === 32",
                                 timeout=WAIT_MS)
-        assert board.is_visible("#pin")  # opened on the table's own machine (127.0.0.1)
+        # opened on the table's own machine (127.0.0.1), which faces the room: no PIN
+        assert board.query_selector("#pin") is None and HOST_PIN not in board.content()
+        assert board.is_hidden("#host-link")
         board.screenshot(path=str(artifacts / "board-lobby.png"))
 
         host = host_ctx.new_page()

@@ -14,7 +14,7 @@ import { startPage } from "./common/page.js";
 import { storageGet } from "./common/storage.js";
 import { renderChart } from "./board/chart.js";
 import { renderLeaderboard } from "./board/leaderboard.js";
-import { loadPin, renderLobby } from "./board/lobby.js";
+import { loadLocal, ownScreen, renderLobby } from "./board/lobby.js";
 import { gameOver, narrate, playbackCaption, say } from "./board/narration.js";
 import { pause, wait } from "./board/pacing.js";
 import { renderReplay, setHost, shownView, wireReplay } from "./board/replay.js";
@@ -163,26 +163,27 @@ function render() {
   drawRing();
 }
 
-/* "Next" on the board itself: on the Pi's own screen, or with the host logged in here. */
+/* "Next" on the board itself: with the host logged in in this browser (and "Skip"), or
+   on the table's own screen in step pacing ("Next" only: that screen is not the host). */
 let hostToken = null;
 
 function renderControls() {
   const box = $("board-controls");
   if (!box) return;
   const view = state.view;
-  box.hidden = !hostToken || !view || view.phase !== "playing";
+  const playing = Boolean(view) && view.phase === "playing";
+  const stepping = playing && ownScreen() && (view.playback || {}).pacing === "step";
+  box.hidden = !(playing && hostToken) && !stepping;
+  $("board-skip").hidden = !hostToken;
 }
 
-/** The host's token: the host page's login in this browser, or on the Pi's own screen
-    a login of its own. */
+/** The host's token: the host page's login in this browser, if any. */
 async function findHost() {
   const saved = storageGet("kalimambo.host");
   try {
     if (saved) {
       await api("GET", "/host", { token: saved });
       hostToken = saved;
-    } else if ((await api("GET", "/local")).local) {
-      hostToken = (await api("POST", "/host", { body: {} })).token;
     }
   } catch (e) {
     hostToken = null;
@@ -197,6 +198,7 @@ function wireControls() {
   if (next) {
     next.addEventListener("click", () => {
       if (hostToken) api("POST", "/host/next", { token: hostToken }).catch(() => {});
+      else api("POST", "/screen/next").catch(() => {});  // the table's own screen
     });
   }
   if (skip) {
@@ -210,7 +212,7 @@ startPage();
 onLang(() => render());
 // the ring's text sizes follow its size on screen (ring.js): drawn again for a new size
 window.addEventListener("resize", () => { if (!state.playing) drawRing(); });
-loadPin();
+loadLocal().then(renderControls);
 wireControls();
 wireReplay();
 unlockOnGesture();

@@ -37,8 +37,8 @@ async function login(event) {
   }
 }
 
-/** Log in with a body: the PIN or key typed, the host link's key, or nothing at all
-    (only the table's own screen may do that). */
+/** Log in with a body: the host link's key (or the first-host code of the table's own
+    screen's QR code, which comes the same way). */
 async function loginWith(body) {
   try {
     const data = await api("POST", "/host", { body });
@@ -50,25 +50,15 @@ async function loginWith(body) {
   }
 }
 
-/** Without typing: the host link's key (#key=..., from the QR code on the table's own
-    screen) logs in at once; on the table's own screen one tap does. */
+/** Without typing: the host link's key (#key=..., printed when the table starts, or the
+    first host's code from the table's own screen) logs in at once. */
 async function loginBySight() {
   if (hostToken()) return;
   const key = new URLSearchParams(location.hash.slice(1)).get("key");
   if (key) {
     history.replaceState(null, "", location.pathname);  // keep the key out of the history
     await loginWith({ key });
-    return;
   }
-  await offerLocalLogin();
-}
-
-/** On the table's own screen, show the one-tap login beside the PIN form. */
-async function offerLocalLogin() {
-  try {
-    const local = await api("GET", "/local");
-    $("local-login").hidden = !(local && local.local);
-  } catch (err) { /* the PIN form is there */ }
 }
 
 function gameStatus() {
@@ -122,7 +112,6 @@ wireBooth();
 wireOrder();
 wirePace();
 $("login-form").addEventListener("submit", login);
-$("local-login").addEventListener("click", () => loginWith({}));
 $("logout").addEventListener("click", logout);
 $("undo").addEventListener("click", () => confirmUndo.open($("undo-cancel")));
 $("new-game").addEventListener("click", () => confirmNew.open($("new-cancel")));

@@ -1,18 +1,31 @@
 /* Beside the ring before and after a game: the phase line, the join QR code and
-   address, the host PIN (on the table's own screen only), and the winners. */
+   address, the winners, and on the table's own screen (only there, and only before the
+   first host has logged in) the first host's QR code.
+
+   The board never shows the host PIN or key: this screen faces the room. */
 
 import { $, setText } from "../common/dom.js";
 import { api } from "../common/api.js";
 import { t } from "../common/i18n.js";
 import { state } from "./state.js";
 
-let pin = null;  // the host PIN, when the board runs on the table's own machine and has one
-let hostLink = false;  // the host link's QR code: only on the table's own machine
+const RECHECK_MS = 2000;  // while the first host's QR code shows: is it still offered?
+
+let own = false;  // the board runs on the table's own screen (the server says so)
+let hostQr = false;  // the server offers the first host's QR code to this screen
+let recheck = null;
+
+/** Whether the board runs on the table's own screen (it may show "Next" in step pacing). */
+export const ownScreen = () => own;
 
 function phaseText() {
   const view = state.view;
   const seats = view.seats || [];
-  if (view.phase === "lobby") return t("board.waiting", { count: seats.length });
+  // the lobby's "waiting for players" is in the ring's centre (ring.js): here only
+  // while the day's leaderboard takes the ring's place
+  if (view.phase === "lobby") {
+    return ringHidden() ? t("board.waiting", { count: seats.length }) : "";
+  }
   if (state.playing && state.cards) return t("phase.picking", { round: state.cards.round });
   if (view.phase === "finished") return t("phase.finished");
   // during a playback nobody picks: no "0 of 3 have picked" for the round to come
@@ -23,10 +36,32 @@ function phaseText() {
     done: seats.filter((s) => s.picked).length, total: seats.length })}`;
 }
 
+const ringHidden = () => $("ring").classList.contains("behind");
+
+/** The phase line; again when the leaderboard takes the ring's place or gives it back
+    (it decides once the day's figures are in, after this drew). */
+function renderPhase() {
+  if (!state.view) return;
+  const replaying = Boolean(state.table && state.table.replay);
+  if (replaying) return;  // the replay's line (replay.js)
+  const phase = phaseText();
+  setText($("phase"), phase);
+  $("phase").hidden = !phase;
+}
+
+new MutationObserver(renderPhase).observe($("ring"), { attributes: true,
+  attributeFilter: ["class"] });
+
 export function renderLobby() {
   const view = state.view;
-  setText($("phase"), phaseText());
+  const replaying = Boolean(state.table && state.table.replay);
+  renderPhase();
+  if (replaying) $("phase").hidden = false;  // its line comes next (replay.js)
   $("join-box").hidden = view.phase !== "lobby";
+  // "Scan the code..." is the lobby's narration under the ring (board.js): beside the
+  // code only while a replay has the narration
+  const ready = $("join-box").querySelector('[data-i18n="board.ready"]');
+  if (ready) ready.hidden = !replaying;
   const url = view.join_url || "";
   const qr = $("qr");
   if ($("join-url").textContent !== url) {
@@ -38,32 +73,44 @@ export function renderLobby() {
   $("winners").hidden = !over;
   if (over) setText($("winners"), t((view.winners || []).length === 1 ? "board.winner" : "board.winners",
       { names: (view.winners || []).join(", ") }));
-  showPin();
+  showHostQr();
 }
 
-/* The host's way in shows only in a quiet lobby: a replay for passers-by (attract mode
-   at a booth) is no time to offer the table's controls to whoever scans the screen. */
-function showPin() {
-  const view = state.view;
-  const quiet = !view || !view.replay;
-  $("pin").hidden = !pin || !quiet;
-  if (pin) setText($("pin"), t("board.pin", { pin }));
-  $("host-link").hidden = !hostLink || !quiet;
-  if (hostLink && quiet) {
-    const qr = $("host-qr");
-    if (!qr.getAttribute("src")) qr.src = qr.dataset.src;
-    qr.alt = t("board.host_qr_alt");
+/* The first host's QR code shows only in a quiet lobby, outside booth mode: a replay for
+   passers-by is no time to offer the table's controls to whoever scans the screen. The
+   server decides (it refuses the picture otherwise); this only hides it the moment the
+   view says so, and drops the picture itself, not just its box. */
+function showHostQr() {
+  const table = state.table || state.view;
+  const quiet = Boolean(table) && !table.replay && table.phase === "lobby"
+    && !(table.booth && table.booth.attract !== false);
+  const shown = hostQr && quiet;
+  const figure = $("host-link");
+  const img = $("host-qr");
+  figure.hidden = !shown;
+  if (shown) {
+    if (!img.getAttribute("src")) img.src = `${img.dataset.src}?t=${Date.now()}`;
+    img.alt = t("board.host_qr_alt");
+  } else if (img.getAttribute("src")) {
+    img.removeAttribute("src");
   }
 }
 
-/** Ask whether the board runs on the table itself; if so show the host PIN (when one is
-    set) and the host link as a QR code, so the host's phone gets in with one scan. */
-export async function loadPin() {
+/** Ask the table what this screen may know: whether it is the table's own screen, and
+    whether it may show the first host's QR code (until a host logs in: asked again
+    every few seconds while it shows, so it goes as soon as the first host is in). */
+export async function loadLocal() {
   try {
     const data = await api("GET", "/local");
-    const local = Boolean(data && data.local);
-    pin = local && data.pin ? data.pin : null;
-    hostLink = local && Boolean(data.key);
-    showPin();
+    own = Boolean(data && data.local);
+    hostQr = own && Boolean(data.host_qr);
   } catch (e) { /* the board works without it */ }
+  showHostQr();
+  if (hostQr && recheck === null) {
+    recheck = setInterval(loadLocal, RECHECK_MS);
+  } else if (!hostQr && recheck !== null) {
+    clearInterval(recheck);
+    recheck = null;
+  }
+  return own;
 }
