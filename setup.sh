@@ -827,5 +827,7 @@ step "Done"
 [ "$DRY" = 1 ] && say "   (dry run: nothing was changed)"
 say "   phones and the board page: http://$HOSTNAME_WANTED.local$( [ "$PORT" = 80 ] || printf ':%s' "$PORT")/"
 say "   strip bring-up: sudo systemctl stop kalimambo-lights; sudo kalimambo leds --config $BOARD_FILE test"
+say "   the host link and its QR code (the host's way in; the table's own screen never shows it):"
+say "     sudo -u $SERVICE_USER $SERVICE_VENV/bin/kalimambo host-link --data-dir $DATA_DIR --port $PORT"
 [ "$REBOOT" = 0 ] || say "   reboot once to load the LED strip settings: sudo reboot"
 exit 0
