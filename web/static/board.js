@@ -132,12 +132,15 @@ function onView(tableView) {
 
 /** Everything beside the ring; safe to call while a step is being animated. */
 function renderSide() {
+  const view = state.view;
+  document.body.dataset.phase = view.phase;
+  document.body.classList.toggle("over", view.phase === "finished" && !state.playing);
   renderLobby();
   renderScores();
-  renderChart();
   renderLeaderboard();
   renderSheetLink();
   renderReplay();
+  renderChart();  // last: it takes the height the others leave
 }
 
 function render() {
@@ -208,7 +211,11 @@ function wireControls() {
 startPage();
 onLang(() => render());
 // the ring's text sizes follow its size on screen (ring.js): drawn again for a new size
-window.addEventListener("resize", () => { if (!state.playing) drawRing(); });
+// (and the caption's type fitted again to its box)
+window.addEventListener("resize", () => {
+  if (!state.playing) drawRing();
+  say($("narration").textContent);
+});
 loadPin();
 wireControls();
 wireReplay();
