@@ -156,8 +156,10 @@ function render() {
     } else if (view.undone && view.phase === "picking") {
       say(t("table.undone", { round: view.undone }));
     } else if (view.phase === "picking") {
-      const picked = (view.seats || []).filter((s) => s.picked).length;
-      say(t("board.picking", { done: picked, total: (view.seats || []).length }));
+      // the count ("1 of 4 have picked") is on the phase line: here, who is still at it
+      const waiting = (view.seats || []).filter((s) => !s.picked).map((s) => s.name);
+      say(waiting.length ? t("pick.waiting", { names: waiting.join(", ") })
+        : t("pick.everyone"));
     } else if (view.phase === "playing" && view.playback) {
       say(playbackCaption(view.playback));  // not the lobby's or the picking's words
     }
