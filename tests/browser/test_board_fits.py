@@ -1,7 +1,7 @@
 """Every state of the board page fits the screen (issue 21, item 4): the day's
 leaderboard in the lobby, a new day's lobby, a round being picked, a playback, game
-over, the leaderboard's turn after it, a replay, and the lobby after a game, each at
-1920x1080, 1366x768 and 1280x720.
+over, the leaderboard's turn after it, a replay, the lobby after a game and attract
+mode (a replay in an idle lobby), each at 1920x1080, 1366x768 and 1280x720.
 
 A TV cannot scroll: every visible element must lie inside the viewport (its bounding
 box, and for SVG shapes the box of their drawing too), no box may hide part of its
@@ -246,6 +246,14 @@ def test_every_board_state_fits_the_screen(tmp_path: Path, start_server: Any, br
         server.call("POST", "/host/new", {"keep_seats": True}, host)
         boards.wait("() => !document.getElementById('join-box').hidden")
         boards.check("lobby-after-a-game", artifacts, found, LEADERBOARD)
+
+        # an idle lobby falls into attract mode: a replay for passers-by, the join code
+        server.call("POST", "/host/new", {"keep_seats": False}, host)
+        server.call("POST", "/host/settings", {"attract": True, "attract_after_s": 1,
+                                               "pacing": "auto"}, host)
+        boards.wait("() => document.body.dataset.replay === 'attract'"
+                    " && !document.getElementById('join-box').hidden")
+        boards.check("attract", artifacts, found)
         assert not found, "\n".join(f"{state}:\n  " + "\n  ".join(lines)
                                     for state, lines in found.items())
         for errors in boards.errors + later.errors:

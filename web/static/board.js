@@ -140,7 +140,21 @@ function renderSide() {
   renderLeaderboard();
   renderSheetLink();
   renderReplay();
+  fitSide();
   renderChart();  // last: it takes the height the others leave
+}
+
+/** The column beside the ring fits the screen (a TV cannot scroll): when what it holds
+    is taller (seven seats and the join code in attract mode, say), the score table's
+    second lines go (colour, computer, picked: the dot, the phase line and the caption
+    say them too), then its heading, and the QR codes get smaller. */
+function fitSide() {
+  const side = document.querySelector(".side");
+  side.classList.remove("tight", "tighter");
+  for (const step of ["tight", "tighter"]) {
+    if (side.scrollHeight <= side.clientHeight + 1) return;
+    side.classList.add(step);
+  }
 }
 
 function render() {
@@ -216,6 +230,7 @@ onLang(() => render());
 // (and the caption's type fitted again to its box)
 window.addEventListener("resize", () => {
   if (!state.playing) drawRing();
+  if (state.view) fitSide();
   say($("narration").textContent);
 });
 loadPin();
