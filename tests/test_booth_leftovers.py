@@ -1,6 +1,6 @@
 """Leftovers of the convention day: the day's start moves on at local midnight by
 itself (the leaderboard starts afresh unasked), and the score sheet shows the table's
-local time with its zone."""
+local time with its zone, in the pages' form and the sheet's language."""
 
 from __future__ import annotations
 
@@ -55,5 +55,12 @@ def test_the_score_sheet_shows_local_time_and_zone(archive_client: Any,  # noqa:
     started = next(g for g in games if g["started"])
     page = archive_client.get(f"/games/{started['id']}/sheet?lang=en").data.decode()
     moment = datetime.fromtimestamp(started["started"]).astimezone()
-    assert f"{moment:%Y-%m-%d %H:%M} {moment.tzname()} (UTC" in page
+    month = ["January", "February", "March", "April", "May", "June", "July", "August",
+             "September", "October", "November", "December"][moment.month - 1]
+    # the form the host page uses too (common/when.js): "2 December 2026, 05:16"
+    assert f"{moment.day} {month} {moment.year}, {moment:%H:%M} {moment.tzname()} (UTC" in page
     assert "(UTC+01:00)" in page or "(UTC+02:00)" in page
+    german = archive_client.get(f"/games/{started['id']}/sheet?lang=de").data.decode()
+    monat = ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August",
+             "September", "Oktober", "November", "Dezember"][moment.month - 1]
+    assert f"{moment.day}. {monat} {moment.year}, {moment:%H:%M} " in german

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -151,16 +152,23 @@ def iso_time(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
 
 
-def local_time(seconds: float) -> str:
+def local_time(seconds: float, words: Mapping[str, str]) -> str:
     """The table's local date and time with its zone, for people reading a sheet at the
-    table (the CSV keeps UTC): "2026-12-01 14:05 CET (UTC+01:00)"."""
+    table (the CSV keeps UTC), in the form the pages use (common/when.js) and the
+    sheet's language: "1 December 2026, 14:05 CET (UTC+01:00)"."""
     moment = datetime.fromtimestamp(seconds).astimezone()
     offset = moment.strftime("%z")
     zone = f"UTC{offset[:3]}:{offset[3:]}" if offset not in ("", "+0000") else "UTC"
     name = moment.tzname() or ""
     shown = f"{name} ({zone})" if name and name != "UTC" and not name.startswith(("+", "-")) \
         else zone
-    return f"{moment:%Y-%m-%d %H:%M} {shown}"
+    months = [month.strip() for month in words["date.months"].split(",")]
+    month = months[moment.month - 1] if len(months) == 12 else str(moment.month)
+    parts = {"day": str(moment.day), "month": month, "year": str(moment.year),
+             "time": f"{moment:%H:%M}"}
+    date = re.sub(r"\{(\w+)\}", lambda m: parts.get(m.group(1), m.group(0)),
+                  words["date.format"])
+    return f"{date} {shown}"
 
 
 def csv_text(results: Sequence[PlayerResult]) -> str:

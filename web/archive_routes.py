@@ -68,7 +68,7 @@ def sheet(game_id: int) -> Response:
         html = render_template("sheet_missing.html", lang=lang, t=text, game_id=game_id)
         return Response(html, status=404, mimetype="text/html")
     html = render_template("sheet.html", lang=lang, t=text, sheet=found,
-                           started=local_time(found.started) if found.started else "")
+                           started=local_time(found.started, text) if found.started else "")
     return Response(html, mimetype="text/html")
 
 

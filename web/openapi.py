@@ -74,6 +74,8 @@ SCHEMAS: dict[str, Any] = {
             "rhino": _nullable(INT),
             "positions": {"type": "object", "additionalProperties": INT},
             "dung": {"type": "array", "items": INT},
+            "dung_points": {"type": "integer", "description": "the minus points for "
+                            "landing on a heap (RULES.md 7)"},
             "setup": _nullable({"type": "object"}),
             "last_round": _nullable({"type": "object"}),
             "history": {"type": "array", "items": {"type": "object"}},

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kalimambo.engine.rules import DUNG_POINTS
 from kalimambo.web.seats import Seat
 from kalimambo.web.tablestate import TableState
 
@@ -74,6 +75,7 @@ def public_view(state: TableState, around: Surroundings,
         "rhino": rhino,
         "positions": positions,
         "dung": list(game.setup.dung) if game else [],
+        "dung_points": DUNG_POINTS,
         "setup": game.setup.to_dict() if game else None,
         "playback": playback.to_view(last_step) if playback else None,
         "history": history,

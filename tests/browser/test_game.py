@@ -121,12 +121,18 @@ def test_three_phones_play_a_whole_game(server: Server, browser: Any, artifacts:
                     phones[0].screenshot(path=str(artifacts / "phone-picked.png"))
             played.append(chosen)
             for page in phones:
-                page.wait_for_selector("#sheet", state="visible", timeout=WAIT_MS)
-                shown = revealed_cards(page)
+                if round_no < 12:
+                    page.wait_for_selector("#sheet", state="visible", timeout=WAIT_MS)
+                    box = "#sheet"
+                else:  # game over first: the last round's reveal is in the page, under it
+                    page.wait_for_selector("#over", state="visible", timeout=WAIT_MS)
+                    assert not page.is_visible("#sheet")
+                    box = "#last"
+                shown = revealed_cards(page, f"{box}-cards")
                 assert {n: shown[n] for n in NAMES} == chosen
                 assert "Kali" in shown
-                assert page.text_content("#sheet-title").find(str(round_no)) >= 0
-                assert page.locator("#sheet-story li").count() >= 1
+                assert page.text_content(f"{box}-title").find(str(round_no)) >= 0
+                assert page.locator(f"{box}-story li").count() >= 1
             if round_no == 4:
                 phones[2].screenshot(path=str(artifacts / "phone-reveal.png"))
                 board.screenshot(path=str(artifacts / "board-round4.png"))
@@ -153,9 +159,14 @@ def test_three_phones_play_a_whole_game(server: Server, browser: Any, artifacts:
             assert (loser.text_content("#over-text") or "").startswith("The winner:")
         board.wait_for_selector("#chart-box", state="visible", timeout=WAIT_MS)
         assert board.locator("#chart polyline").count() == len(NAMES)
+        # the final ranking: fewest minus points first, equals in seat order
         totals = board.eval_on_selector_all(
-            "#scores tbody tr", "rows => rows.map(r => r.lastElementChild.textContent)")
-        assert [int(t) for t in totals] == [s["minus_points"] for s in final["seats"]]
+            "#scores tbody tr", "rows => rows.map(r => [Array.from(r.querySelector('.name')"
+            ".childNodes).filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim(),"
+            " r.lastElementChild.textContent])")
+        ranking = sorted(final["seats"], key=lambda s: s["minus_points"])
+        assert [(name, int(t)) for name, t in totals] == \
+            [(s["name"], s["minus_points"]) for s in ranking]
         board.screenshot(path=str(artifacts / "board-finished.png"))
         board.set_viewport_size({"width": 1920, "height": 1080})
         board.wait_for_function("() => document.documentElement.clientWidth === 1920",

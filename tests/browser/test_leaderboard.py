@@ -153,11 +153,13 @@ def test_end_of_game_links_the_sheet_and_the_host_starts_a_new_day(
 
     ctx = browser.new_context(viewport=TV, locale="en-US")
     board = ctx.new_page()
-    board.goto(f"{server.url}/board")
+    board.goto(f"{server.url}/board?turn=5000")  # the ring's and the leaderboard's turns
     board.wait_for_selector("#sheet-box", state="visible", timeout=WAIT_MS)
     assert board.get_attribute("#sheet-link", "href") == f"/games/{game}/sheet"
     board.wait_for_function("() => document.querySelector('#sheet-qr').naturalWidth > 0",
                             timeout=WAIT_MS)
+    # game over: the final ring first, beside the ranking; then the day's leaderboard
+    assert board.is_visible("#ring") and not board.is_visible("#leaderboard")
     board.wait_for_selector("#leaderboard", state="visible", timeout=WAIT_MS)
     assert axe(board, "end of game") == []
     board.screenshot(path=str(artifacts / "board-end-of-game-1920x1080.png"))

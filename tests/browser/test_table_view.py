@@ -121,11 +121,16 @@ def test_the_board_reads_across_the_room(server: Server, browser: Any,
 
         server.call("POST", "/host/start", {"setup": {"rhino": 0, "order": list(NAMES),
                                                       "dung": [5, 20]}}, host)
-        # after Start the caption says how the picking goes, not how to join
+        # after Start the caption says how the picking goes (who is still at it), not how
+        # to join; the count is said once, on the phase line, not on the ring or here
         board.wait_for_function(
-            "() => document.getElementById('narration').textContent.includes('have picked')",
-            timeout=WAIT_MS)
+            "() => document.getElementById('narration').textContent.startsWith("
+            "'Still picking: Anna, Ben')", timeout=WAIT_MS)
         assert "Scan" not in narration(board)
+        count = "0 of 3 have picked"
+        assert count in (board.text_content("#phase") or "")
+        assert count not in narration(board) and count not in (board.text_content("#ring")
+                                                                or "")
         ring_box = board.evaluate(BOX_JS, "#ring")
 
         # the hand stays where it was when the pick is confirmed
@@ -181,8 +186,12 @@ def test_the_board_reads_across_the_room(server: Server, browser: Any,
         for ev in dung:
             payers = [p["player"] for p in record if p["type"] == "penalty"
                       and p["cause"] == "dung" and p["figure"] == ev["figure"]]
+            points = {p["points"] for p in record if p["type"] == "penalty"
+                      and p["cause"] == "dung" and p["figure"] == ev["figure"]}
             line = next(s for s in said if "dung on space" in s)
-            assert all(p in line for p in payers) and re.search(r"\bpays?\b", line), line
+            # who pays and how much, as the figure lands (its penalty is the next step)
+            assert all(p in line for p in payers) and points == {3}, (line, points)
+            assert re.search(r"\bpays? 3\b", line), line
         for ev in runs:
             line = next(s for s in said if f"rammed {ev['rammed']}" in s)
             assert re.search(r"\bpays?\b", line), line
@@ -193,8 +202,8 @@ def test_the_board_reads_across_the_room(server: Server, browser: Any,
                        and re.search(rf"\bpays? {penalty['points']}\b", s)
                        for s in said), (penalty, said)
         board.wait_for_function(
-            "() => document.getElementById('narration').textContent.includes('have picked')",
-            timeout=WAIT_MS)
+            "() => document.getElementById('narration').textContent.startsWith("
+            "'Still picking')", timeout=WAIT_MS)
 
         # a caption long enough to wrap does not shrink the ring
         board.evaluate(SAY_JS, "Kali steps in the dung on space 20: Maximiliana Grünwald,"
@@ -243,7 +252,12 @@ def test_kali_payments_say_lowest_card(server: Server, browser: Any) -> None:
           const own = { type: 'penalty', player: 'Ben', points: 3, cause: 'dung',
                         figure: 'Ben', total: 3, for_kali: false };
           const round = [reveal, run, pay('Anna'), pay('Caro'), dung, own];
+          const tie = { type: 'stay', figure: 'Ben', card: 8, reason: 'tie',
+                        beaten_by: 'Zuri' };
+          const ownDung = { type: 'dung', figure: 'Ben', space: 20 };
           return {
+            tie: narrate(tie, [tie], 0),
+            ownDung: narrate(ownDung, [ownDung], 0),
             run: narrate(run, [run], 0, round.slice(0, 2)),
             pay: narrate(round[2], round.slice(2, 4), 0, round.slice(0, 4)),
             dung: narrate(dung, [dung], 0, round.slice(0, 5)),
@@ -257,6 +271,14 @@ def test_kali_payments_say_lowest_card(server: Server, browser: Any) -> None:
                                 " for Kali (lowest card: 2)."), lines
         assert lines["pay"] == "Anna, Caro pay 4 each for Kali: lowest card (2).", lines
         assert lines["dung"].startswith("Kali steps in the dung on space 12:"), lines
+        # the amount as the figure lands: the table's rules (the view's dung_points), the
+        # penalty events being a step later
+        assert lines["dung"] == ("Kali steps in the dung on space 12: Anna, Caro pay 3 each"
+                                 " for Kali (lowest card: 2)."), lines
+        assert lines["ownDung"] == "Ben steps in the dung on space 20: Ben pays 3.", lines
+        # a tie names the figure that stays
+        assert lines["tie"] == ("Ben plays 8, and so does Zuri, who stands further back:"
+                                " Ben stays."), lines
         assert "Anna, Caro" in lines["dung"] and "lowest card" in lines["dung"], lines
         assert lines["own"] == "Ben pays 3: stepped in the dung.", lines
         # one winner is "Winner", a shared win "Winners"

@@ -97,10 +97,13 @@ def test_two_webkit_phones_play_a_whole_game(server: Server, webkit: Callable[..
             chosen[name] = card
         played.append(chosen)
         for page in phones:
-            wait_for_reveal(page, server, round_no)
-            shown = revealed_cards(page)
+            # the last round's reveal is in the page, under the final ranking (game over
+            # first, no sheet over it)
+            box = "#sheet" if round_no < 12 else "#last"
+            wait_for_reveal(page, server, round_no, box)
+            shown = revealed_cards(page, f"{box}-cards")
             assert {n: shown[n] for n in NAMES} == chosen, (round_no, shown, chosen)
-            assert str(round_no) in (page.text_content("#sheet-title") or "")
+            assert str(round_no) in (page.text_content(f"{box}-title") or "")
         if round_no == 4:
             phones[1].screenshot(path=str(artifacts / "webkit-phone-reveal.png"))
 
@@ -114,11 +117,20 @@ def test_two_webkit_phones_play_a_whole_game(server: Server, webkit: Callable[..
     phones[0].screenshot(path=str(artifacts / "webkit-phone-finished.png"))
 
 
-def wait_for_reveal(page: WebKitPage, server: Server, round_no: int) -> None:
-    """Wait for the round's reveal sheet; a timeout says what the table and the page were
-    at, so a failure in CI can be read without a rerun."""
+def wait_for_reveal(page: WebKitPage, server: Server, round_no: int,
+                    box: str = "#sheet") -> None:
+    """Wait for the round's reveal (the sheet, or for the last round the page's own box
+    under game over); a timeout says what the table and the page were at, so a failure
+    in CI can be read without a rerun."""
     try:
-        page.wait_for_selector("#sheet", timeout=WAIT_MS)
+        if box == "#sheet":
+            page.wait_for_selector("#sheet", timeout=WAIT_MS)
+        else:
+            page.wait_for_selector("#over", timeout=WAIT_MS)
+            assert not page.is_visible("#sheet")
+            page.wait_for_function(
+                "(n) => document.getElementById('last-title').textContent.includes(n)",
+                str(round_no), timeout=WAIT_MS)
     except TimeoutError as late:
         raise AssertionError(f"round {round_no}: no reveal; {explain(page, server)}") from late
 

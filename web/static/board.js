@@ -133,12 +133,29 @@ function onView(tableView) {
 
 /** Everything beside the ring; safe to call while a step is being animated. */
 function renderSide() {
+  const view = state.view;
+  document.body.dataset.phase = view.phase;
+  document.body.classList.toggle("over", view.phase === "finished" && !state.playing);
   renderLobby();
   renderScores();
-  renderChart();
   renderLeaderboard();
   renderSheetLink();
   renderReplay();
+  fitSide();
+  renderChart();  // last: it takes the height the others leave
+}
+
+/** The column beside the ring fits the screen (a TV cannot scroll): when what it holds
+    is taller (seven seats and the join code in attract mode, say), the score table's
+    second lines go (colour, computer, picked: the dot, the phase line and the caption
+    say them too), then its heading, and the QR codes get smaller. */
+function fitSide() {
+  const side = document.querySelector(".side");
+  side.classList.remove("tight", "tighter");
+  for (const step of ["tight", "tighter"]) {
+    if (side.scrollHeight <= side.clientHeight + 1) return;
+    side.classList.add(step);
+  }
 }
 
 function render() {
@@ -154,8 +171,10 @@ function render() {
     } else if (view.undone && view.phase === "picking") {
       say(t("table.undone", { round: view.undone }));
     } else if (view.phase === "picking") {
-      const picked = (view.seats || []).filter((s) => s.picked).length;
-      say(t("board.picking", { done: picked, total: (view.seats || []).length }));
+      // the count ("1 of 4 have picked") is on the phase line: here, who is still at it
+      const waiting = (view.seats || []).filter((s) => !s.picked).map((s) => s.name);
+      say(waiting.length ? t("pick.waiting", { names: waiting.join(", ") })
+        : t("pick.everyone"));
     } else if (view.phase === "playing" && view.playback) {
       say(playbackCaption(view.playback));  // not the lobby's or the picking's words
     }
@@ -211,7 +230,12 @@ function wireControls() {
 startPage();
 onLang(() => render());
 // the ring's text sizes follow its size on screen (ring.js): drawn again for a new size
-window.addEventListener("resize", () => { if (!state.playing) drawRing(); });
+// (and the caption's type fitted again to its box)
+window.addEventListener("resize", () => {
+  if (!state.playing) drawRing();
+  if (state.view) fitSide();
+  say($("narration").textContent);
+});
 loadLocal().then(renderControls);
 wireControls();
 wireReplay();

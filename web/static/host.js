@@ -50,13 +50,20 @@ async function loginWith(body) {
   }
 }
 
+/** The host link's key in the address (#key=...), taken out of it (and so out of the
+    history) as it is read. */
+function keyFromAddress() {
+  const key = new URLSearchParams(location.hash.slice(1)).get("key");
+  if (key) history.replaceState(null, "", location.pathname + location.search);
+  return key;
+}
+
 /** Without typing: the host link's key (#key=..., printed when the table starts, or the
     first host's code from the table's own screen) logs in at once. */
 async function loginBySight() {
+  const key = keyFromAddress();
   if (hostToken()) return;
-  const key = new URLSearchParams(location.hash.slice(1)).get("key");
   if (key) {
-    history.replaceState(null, "", location.pathname);  // keep the key out of the history
     await loginWith({ key });
   }
 }
@@ -67,6 +74,16 @@ function gameStatus() {
   const status = view.phase === "finished" ? t("phase.finished")
     : t("phase.picking", { round: view.round });
   return view.undone ? `${t("table.undone", { round: view.undone })} ${status}` : status;
+}
+
+/** The confirm dialogs' words for the game as it stands: the round an undo takes back
+    (the one being played back, or the last one played), what a new game ends. */
+function renderDialogs() {
+  const round = view.phase === "playing" && view.playback ? view.playback.round
+    : view.last_round ? view.last_round.round : view.round;
+  setText($("confirm-undo-title"), t("host.undo_title", { round }));
+  const ends = { lobby: t("host.new_text_lobby"), finished: t("host.new_text_over") };
+  setText($("confirm-new-text"), ends[view.phase] || t("host.new_text"));
 }
 
 function render() {
@@ -87,6 +104,7 @@ function render() {
   renderArchive(view);
   renderDay(view);
   renderBooth(view);
+  renderDialogs();
   const storage = view.storage || { ok: true };
   $("storage-warning").hidden = storage.ok !== false;
   if (storage.ok === false) {
@@ -142,4 +160,7 @@ onLang(() => render());
 startPage();
 render();
 checkLogin().then(loginBySight);
+// the host link opened in a tab already on this page changes only the #key= part: no
+// new page load, so the key is taken from here
+window.addEventListener("hashchange", () => { loginBySight(); });
 live((next) => { view = next; render(); });

@@ -256,7 +256,10 @@ function renderLast() {
   fillStory($("last-story"), story(entry, state.me.name, view));
   if (state.seenRound !== null && entry.round > state.seenRound) {
     state.seenRound = entry.round;
-    openSheet(entry);
+    // the last round's reveal stays in the page, under the final ranking: game over
+    // comes first, nothing on top of it
+    if (view.phase === "finished") sheet.close();
+    else openSheet(entry);
   } else if (state.seenRound !== null && entry.round < state.seenRound) {
     state.seenRound = entry.round; // undo took a round back
     sheet.close();

@@ -3,12 +3,21 @@
    that day: the top players since the day began (GET /api/v1/stats?since=<view.day_start>), the best single game, and titles
    drawn from the same figures.
 
-   Computer players fill empty seats at a booth and play every game, so they are left
-   out: the board ranks people. Names are data: only text nodes, never markup. */
+   At game over the final ring comes first, beside the ranking, so the table can check
+   the last positions against the real board; then the leaderboard and the ring take
+   turns (TURN_MS each; ?turn=<ms> in the address for a test). In the lobby the
+   leaderboard stays.
+
+   Computer players fill empty seats at a booth and play every game, so the table ranks
+   people; what the computers won is said in a line of its own, and with no win by a
+   person yet the Wins column (all zeros) is left out: people are ranked by their best
+   game. Names are data: only text nodes, never markup. */
 
 import { $, el, setText } from "../common/dom.js";
 import { api } from "../common/api.js";
 import { currentLang, t } from "../common/i18n.js";
+import { say } from "./narration.js";
+import { drawRing } from "./ring.js";
 import { state } from "./state.js";
 
 const SHOWN = 8;  // rows: readable across a room at 1920x1080
@@ -17,6 +26,8 @@ const TITLES = [  // [figure, its line]: the player with the most of it (> 0)
   ["for_kali", (p) => t("lb.t_kali", { name: p.name, points: p.for_kali })],
   ["dung", (p) => t("lb.t_dung", { name: p.name, points: p.dung })],
 ];
+
+const TURN_MS = Number(new URLSearchParams(window.location.search).get("turn")) || 30000;
 
 let stats = null;     // the last answer, for the key below
 let askedFor = null;  // the view it was asked for: day start, game and phase
@@ -27,6 +38,27 @@ export function leaderboardShown() {
   const view = state.view;
   return Boolean(view) && !state.playing
     && (view.phase === "lobby" || view.phase === "finished");
+}
+
+let overGame = null;  // the finished game whose turns are counted, and since when
+let overSince = 0;
+let turnTimer = null;
+
+/** At game over: the ring's turn first, then the leaderboard's, and so on (true while
+    it is the leaderboard's). In the lobby it always is. */
+function leaderboardsTurn(view) {
+  clearTimeout(turnTimer);
+  if (view.phase !== "finished") {
+    overGame = null;
+    return true;
+  }
+  if (overGame !== view.game_id) {
+    overGame = view.game_id;
+    overSince = performance.now();
+  }
+  const elapsed = performance.now() - overSince;
+  turnTimer = setTimeout(renderLeaderboard, TURN_MS - (elapsed % TURN_MS) + 10);
+  return Math.floor(elapsed / TURN_MS) % 2 === 1;
 }
 
 function keyOf(view) {
@@ -72,11 +104,11 @@ function most(people, figure) {
   return found;
 }
 
-function row(p) {
+function row(p, wins) {
   return el("tr", { class: p.place === 1 ? "lb-first" : "" },
     el("td", { class: "lb-place" }, String(p.place)),
     el("th", { class: "lb-name", scope: "row" }, p.name),
-    el("td", {}, String(p.wins)),
+    wins ? el("td", {}, String(p.wins)) : null,
     el("td", {}, String(p.games)),
     el("td", {}, String(p.best)),
     el("td", {}, decimal().format(p.mean)));
@@ -85,14 +117,30 @@ function row(p) {
 function drawTable(people) {
   const table = $("lb-table");
   table.textContent = "";
+  // the Wins column only once a person has won: a column of zeros beside "Winner: Zuri"
+  // would rank nobody
+  const wins = people.some((p) => p.wins > 0);
   const head = el("tr", {}, el("th", { scope: "col", class: "lb-place" }, "#"),
     el("th", { scope: "col", class: "lb-name" }, t("lb.player")),
-    el("th", { scope: "col" }, t("lb.wins")),
+    wins ? el("th", { scope: "col" }, t("lb.wins")) : null,
     el("th", { scope: "col" }, t("lb.games")),
     el("th", { scope: "col" }, t("lb.best")),
     el("th", { scope: "col" }, t("lb.mean")));
   table.appendChild(el("thead", {}, head));
-  table.appendChild(el("tbody", {}, people.slice(0, SHOWN).map(row)));
+  table.appendChild(el("tbody", {}, people.slice(0, SHOWN).map((p) => row(p, wins))));
+}
+
+/** What the computer players won today, and how people are ranked without a win. */
+function drawBots(players, people) {
+  const won = players.filter((p) => p.bot && p.wins > 0)
+    .sort((a, b) => b.wins - a.wins);
+  const lines = [];
+  if (won.length) {
+    lines.push(t("lb.bots_won", { names: won.map((p) => `${p.name} ${p.wins}`).join(", ") }));
+  }
+  if (!people.some((p) => p.wins > 0)) lines.push(t("lb.by_best"));
+  setText($("lb-bots"), lines.join(" "));
+  $("lb-bots").hidden = !lines.length;
 }
 
 function drawTitles(people) {
@@ -119,11 +167,30 @@ export function renderLeaderboard() {
   if (between) fetchStats(view);
   const people = between && stats && askedFor === keyOf(view) ? ranked(stats.players || [])
     : [];
-  const show = people.length > 0;
+  const show = people.length > 0 && leaderboardsTurn(view);
+  const ring = $("ring");
+  const back = !show && ring.classList.contains("behind");
+  const turned = show === $("leaderboard").hidden;
   $("leaderboard").hidden = !show;
-  $("ring").classList.toggle("behind", show);
+  ring.classList.toggle("behind", show);
+  if (back && !state.playing) drawRing();  // drawn for its size on screen, now it has one
+  // the caption's box is lower beside the leaderboard: its words fitted again
+  if (turned) say($("narration").textContent);
   if (!show) return;
   setText($("lb-sub"), t("lb.games_today", { games: stats.games }));
+  drawBots(stats.players || [], people);
   drawTable(people);
   drawTitles(people);
+  fit();
+}
+
+/** Nothing cut on a smaller screen: the last rows go (down to three), then the last
+    titles, until the leaderboard fits its place. */
+function fit() {
+  const box = $("leaderboard");
+  const over = () => box.scrollHeight > box.clientHeight + 1;
+  const rows = $("lb-table").tBodies[0];
+  while (over() && rows && rows.rows.length > 3) rows.lastElementChild.remove();
+  const titles = $("lb-titles");
+  while (over() && titles.lastElementChild) titles.lastElementChild.remove();
 }

@@ -32,17 +32,28 @@ function lowestCard(round) {
 
 const list = (names) => names.map((name) => figureName(name)).join(", ");
 
-/** The sentence for a hit (dung or a rhino run) on `figure`, naming who pays: the hit
-    explorer's player, or for Kali whoever played the round's lowest card. */
+/** The minus points for landing on a heap, as the table's rules have them (the view's
+    dung_points): a dung step is shown before the step of its penalties. */
+function dungPoints() {
+  const points = state.view && state.view.dung_points;
+  return Number.isInteger(points) ? points : null;
+}
+
+/** The sentence for a hit (dung or a rhino run) on `figure`, naming who pays and how
+    much: the hit explorer's player, or for Kali whoever played the round's lowest card;
+    the amount from the penalties that follow, when they are among `events`, or else
+    from the rules (dung: the table's amount; a rhino run: one point a space). */
 function hit(ev, params, events, index, round) {
   const dung = ev.type === "dung";
   const figure = dung ? ev.figure : ev.rammed;
-  if (figure !== "Kali") return t(dung ? "ev.dung_own" : "ev.rhino_own", params);
+  const after = penaltiesFrom(events, index + 1, dung ? "dung" : "rammed", figure);
+  const points = after.names.length ? after.points : (dung ? dungPoints() : ev.spaces);
+  if (points === null) return t("ev.dung_hit", params);
+  if (figure !== "Kali") return t(dung ? "ev.dung_own" : "ev.rhino_own", { ...params, points });
   const low = lowestCard(round);
-  const after = penaltiesFrom(events, index + 1, dung ? "dung" : "rammed", "Kali");
   const names = after.names.length ? after.names : (low ? low.names : []);
   if (!low || !names.length) return t(dung ? "ev.dung_hit" : "ev.rhino_hit", params);
-  const full = { ...params, payers: list(names), card: low.card };
+  const full = { ...params, points, payers: list(names), card: low.card };
   if (dung) return t(names.length > 1 ? "ev.dung_kali_many" : "ev.dung_kali", full);
   return t(names.length > 1 ? "ev.rhino_kali_many" : "ev.rhino_kali", full);
 }

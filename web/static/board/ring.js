@@ -154,11 +154,8 @@ function drawCentre(ring) {
   } else {
     const round = state.playing && state.cards ? state.cards.round : view.round;
     big = t("phase.picking", { round });
-    if (!state.playing && view.phase === "picking") {
-      const seats = view.seats || [];
-      small = t("board.picking", { done: seats.filter((s) => s.picked).length,
-        total: seats.length });
-    }
+    // how many have picked is said once, on the phase line beside the ring
+    if (!state.playing && view.phase === "picking") small = t("board.pick_now");
   }
   // the space numbers stand at R - rs - 0.75u: the middle has the rest, less a margin
   const inner = R - spaceRadius() - 1.5 * u;

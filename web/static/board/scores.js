@@ -1,5 +1,7 @@
 /* The score table: a row per player, a column per round, and the running total (which
-   follows the penalties as they are played). */
+   follows the penalties as they are played).  At game over it is the final ranking:
+   fewest minus points first, with the place (shared by equals); the rounds are in the
+   chart under it and on the score sheet. */
 
 import { $, el } from "../common/dom.js";
 import { t } from "../common/i18n.js";
@@ -26,8 +28,13 @@ export function renderScores() {
   table.textContent = "";
   if (!view) return;
   const history = (view.history || []).slice(0, state.shown ? state.shown.rounds : 0);
-  const rounds = view.phase !== "lobby" ? 12 : 0;
-  const head = el("tr", {}, el("th", { scope: "col" }, t("board.player")));
+  const over = !state.playing && view.phase === "finished";
+  const rounds = view.phase !== "lobby" && !over ? 12 : 0;
+  // without the rounds' columns a name has room for its colour on the same line
+  table.classList.toggle("wide", rounds === 0);
+  const head = el("tr", {});
+  if (over) head.appendChild(el("th", { class: "place", scope: "col" }, "#"));
+  head.appendChild(el("th", { class: "player", scope: "col" }, t("board.player")));
   for (let r = 1; r <= rounds; r += 1) {
     head.appendChild(el("th", { class: "round-col", scope: "col" },
       t("board.round_short", { round: r })));
@@ -35,10 +42,16 @@ export function renderScores() {
   head.appendChild(el("th", { scope: "col" }, t("board.total")));
   table.appendChild(el("thead", {}, head));
   const body = el("tbody");
-  const winners = !state.playing && view.phase === "finished" ? view.winners || [] : [];
-  for (const seat of view.seats || []) {
-    const row = el("tr", { class: winners.includes(seat.name) ? "winner" : "" },
-      nameCell(view, seat));
+  const winners = over ? view.winners || [] : [];
+  const seats = (view.seats || []).slice();
+  if (over) seats.sort((a, b) => a.minus_points - b.minus_points);  // stable: seat order
+  for (const seat of seats) {
+    const row = el("tr", { class: winners.includes(seat.name) ? "winner" : "" });
+    if (over) {
+      const place = 1 + seats.filter((o) => o.minus_points < seat.minus_points).length;
+      row.appendChild(el("td", { class: "place" }, String(place)));
+    }
+    row.appendChild(nameCell(view, seat));
     let before = 0;
     for (let r = 0; r < rounds; r += 1) {
       const entry = history[r];

@@ -4,7 +4,8 @@
 
 import { api } from "../common/api.js";
 import { $, el, keyed, setText } from "../common/dom.js";
-import { currentLang, t } from "../common/i18n.js";
+import { t } from "../common/i18n.js";
+import { when } from "../common/when.js";
 import { replayGame } from "./booth.js";
 
 const LAST = 5;  // finished games listed
@@ -12,11 +13,6 @@ let games = [];
 let askedFor = null;
 
 const sheetPath = (id) => `/games/${encodeURIComponent(id)}/sheet`;
-
-function when(seconds) {
-  return new Intl.DateTimeFormat(currentLang(), { hour: "2-digit", minute: "2-digit" })
-    .format(new Date(seconds * 1000));
-}
 
 async function load(key) {
   try {

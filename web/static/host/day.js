@@ -3,7 +3,8 @@
 
 import { modal } from "../common/dialog.js";
 import { $, setText } from "../common/dom.js";
-import { currentLang, t } from "../common/i18n.js";
+import { t } from "../common/i18n.js";
+import { dateTime } from "../common/when.js";
 import { act } from "./session.js";
 
 export function wireNewDay() {
@@ -16,7 +17,5 @@ export function wireNewDay() {
 export function renderDay(view) {
   const start = Number(view.day_start);
   if (!start) return;
-  const time = new Intl.DateTimeFormat(currentLang(), { dateStyle: "short", timeStyle: "short" })
-    .format(new Date(start * 1000));
-  setText($("day-since"), t("host.day_since", { time }));
+  setText($("day-since"), t("host.day_since", { time: dateTime(start) }));
 }
