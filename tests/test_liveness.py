@@ -115,6 +115,20 @@ def blocked_on_lgpio_pipe(pid: int) -> bool:
     return ".lgd-nfy" in target
 
 
+def stays_blocked_on_lgpio_pipe(pid: int, seconds: float = 1.5) -> bool:
+    """Blocked on lgpio's pipe at every look for ``seconds`` (longer than two turns of the
+    watchdog): a single look can catch a read that returns at once, as the import sets
+    up lgpio, and the worker then went on serving and fed the watchdog (seen in CI)."""
+    if not blocked_on_lgpio_pipe(pid):
+        return False
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        time.sleep(0.05)
+        if not blocked_on_lgpio_pipe(pid):
+            return False
+    return True
+
+
 def frozen_then_back(server: ServerProcess, notify: NotifySocket, worker: int,
                      lights: list[int]) -> None:
     """After the freeze: not one more WATCHDOG=1 from the frozen worker, then a new worker
@@ -197,7 +211,7 @@ def test_a_worker_frozen_by_lgpio_under_gevent_is_replaced(
     lights = watched.lights_pids()
     notify.until(lambda pid, text: pid == worker and "READY=1" in text)
     os.kill(worker, signal.SIGPWR)
-    assert wait_for(lambda: blocked_on_lgpio_pipe(worker), timeout=30)
+    assert wait_for(lambda: stays_blocked_on_lgpio_pipe(worker), timeout=30)
     begun = time.monotonic()
     frozen_then_back(watched, notify, worker, lights)
     print(f"a worker frozen by lgpio answered again after {time.monotonic() - begun:.1f} s")
