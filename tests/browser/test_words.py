@@ -159,7 +159,7 @@ def test_dates_read_the_same_on_the_host_page_and_the_score_sheet(
 
 def test_the_host_link_in_a_tab_on_the_login_form_logs_in(server: Server,
                                                           browser: Any) -> None:
-    key = server.call("GET", "/local")["key"]
+    key = server.host_key()
     ctx = browser.new_context(viewport={"width": 412, "height": 915}, locale="en-GB")
     try:
         page = ctx.new_page()
