@@ -131,12 +131,14 @@ class Door:
         self._give(address)
 
     def _give(self, address: str) -> None:
-        left = self.by_address.get(address, 0) - 1
-        if left > 0:
-            self.by_address[address] = left
+        mine = self.by_address.get(address, 0)
+        if mine == 0:
+            return
+        if mine > 1:
+            self.by_address[address] = mine - 1
         else:
-            self.by_address.pop(address, None)
-        self.open = max(0, self.open - 1)
+            del self.by_address[address]
+        self.open -= 1
 
 
 def peer(addr: Any) -> str:
