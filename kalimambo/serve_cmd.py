@@ -263,18 +263,59 @@ def run(host: str, port: int, config: dict[str, Any],
     from gunicorn.app.base import BaseApplication
     from gunicorn.workers.ggevent import GeventWorker
 
+    from kalimambo.web import limits
+
     # Only the worker speaks to systemd, once it answers: gunicorn's master would say
     # READY=1 as soon as it listens, before the app has loaded, which starts systemd's
     # watchdog clock early (a slow Pi was killed while it started).
     notify_address = os.environ.pop("NOTIFY_SOCKET", "")
 
     class TableWorker(GeventWorker):  # type: ignore[misc]
-        """gunicorn's gevent worker, leaving at once on a quick stop (Ctrl-C, SIGQUIT).
+        """gunicorn's gevent worker with the door at its listening socket, leaving at once
+        on a quick stop (Ctrl-C, SIGQUIT).
+
+        The door (``kalimambo.web.door``): a connection over the caps of
+        ``kalimambo.web.limits`` is refused in the accept callback, before it has a
+        greenlet or a byte of it is read; an admitted one gives its place back when its
+        handler ends, whatever the end.
 
         gunicorn's own quick stop raises SystemExit from a greenlet 0.1 s later; when the
         worker's loop has ended meanwhile, it lands in gevent's interpreter shutdown and
         prints a traceback (gunicorn issue 3239).  All the table has acknowledged is on
         disk already (a pulled plug loses nothing), so leaving at once is safe."""
+
+        sockets: list[Any]  # gunicorn's listening sockets (gevent's, once patched)
+
+        def patch(self) -> None:
+            super().patch()  # gevent's sockets in place of gunicorn's
+            from kalimambo.web.door import Door, door_listener
+
+            self.door = Door()
+            self.sockets = [door_listener(sock, self.door) for sock in self.sockets]
+
+        def handle(self, listener: Any, client: Any, addr: Any) -> None:
+            from kalimambo.web.door import peer
+
+            try:
+                super().handle(listener, client, addr)
+            finally:
+                self.door.release(peer(addr), client)
+
+        def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+            """One request, then the others' turn: the connection lets everything ready
+            run once for each connection its address holds.  Without it a client with
+            many requests sent ahead (pipelined on one connection) was served all of them
+            before anyone else, for as long as its answers fit in the socket's buffer
+            (seconds); with it each address, not each connection, gets about one request
+            per turn of the loop, and a new connection's first request waits one turn."""
+            import gevent
+
+            from kalimambo.web.door import peer
+
+            keep = super().handle_request(listener_name, req, sock, addr)
+            for _ in range(self.door.turns(peer(addr))):
+                gevent.sleep(0)
+            return keep
 
         def handle_abort(self, sig: int, frame: Any) -> None:
             """gunicorn aborts a worker it found frozen; the unwinding lets the worker's
@@ -298,7 +339,7 @@ def run(host: str, port: int, config: dict[str, Any],
                 "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
                 "workers": 1,
                 "worker_class": TableWorker,
-                "worker_connections": 1000,
+                "worker_connections": limits.WORKER_CONNECTIONS,
                 "timeout": worker_timeout,
                 "graceful_timeout": 3,
                 "keepalive": 5,

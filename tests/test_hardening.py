@@ -290,3 +290,84 @@ def test_a_store_from_before_seat_ids_gets_ids(tmp_path: Any) -> None:
     third = create_app(config)
     assert third.test_client().get("/api/v1/state").json["seats"][0]["id"] == seat["id"]
     third.extensions["kalimambo"].close()
+
+
+# -- issue 22: the door and the guard's shared totals ----------------------------------------
+def test_the_door_counts_each_address_and_all_with_room_kept_for_newcomers() -> None:
+    from kalimambo.web.door import FULL, MINE, Door
+
+    door = Door(per_address=3, total=4, reserved=2, few=2, hold=0)
+    assert [door.admit("a") for _ in range(4)] == [None, None, None, MINE]
+    assert door.admit("b") is None  # 4: the shared total is taken
+    assert door.admit("b") is None  # b holds fewer than `few`: the reserve
+    assert door.admit("b") == FULL  # b holds 2 now
+    assert door.admit("c") is None  # the reserve's last place
+    assert door.admit("d") == FULL  # the reserve is taken too (4 + 2)
+    door.release("a")
+    assert door.admit("d") is None  # d holds none: a place in the reserve again
+    for _ in range(2):
+        door.release("a")
+    door.release("a")  # one too many does no harm
+    assert "a" not in door.by_address and door.open == 4
+    assert door.refused == 3
+
+
+def test_the_door_holds_the_place_of_a_connection_the_guard_refused() -> None:
+    from kalimambo.web.door import HUNG_UP, MINE, Door
+
+    now = [100.0]
+    door = Door(per_address=1, total=10, reserved=0, few=0, hold=2.0,
+                clock=lambda: now[0])
+
+    class Connection:
+        pass
+
+    refused, served = Connection(), Connection()
+    assert door.admit("a") is None
+    HUNG_UP.add(refused)
+    door.release("a", refused)  # the guard refused it: its place stays taken 2 s
+    assert refused not in HUNG_UP
+    assert door.admit("a") == MINE
+    now[0] += 2.0
+    assert door.admit("a") is None
+    door.release("a", served)  # an answered connection gives its place back at once
+    assert door.admit("a") is None and door.open == 1
+
+
+def test_an_address_lets_a_turn_pass_for_each_connection_it_holds() -> None:
+    from kalimambo.web.door import Door
+
+    door = Door(per_address=64, hold=0)
+    assert door.turns("new") == 1
+    for _ in range(5):
+        door.admit("busy")
+    assert door.turns("busy") == 5
+
+
+@pytest.mark.parametrize("name", ["MINE", "FULL"])
+def test_the_doors_refusals_are_whole_http_answers_in_the_api_shape(name: str) -> None:
+    import json
+
+    from kalimambo.web import door
+
+    answer: bytes = getattr(door, name)
+    head, body = answer.split(b"\r\n\r\n", 1)
+    lines = head.decode("ascii").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    assert status == (429 if name == "MINE" else 503)
+    assert int(headers["Content-Length"]) == len(body)
+    assert headers["Connection"] == "close" and headers["Retry-After"] == "2"
+    error = json.loads(body)["error"]
+    assert error["code"] == "too_many_connections" and error["message"]
+
+
+def test_the_guards_totals_leave_every_address_a_few() -> None:
+    from kalimambo.web.guard import Counter
+
+    counter = Counter()
+    assert all(counter.take(f"a{i}", 16, 3, few=1) for i in range(3))  # the total
+    assert not counter.take("a0", 16, 3, few=1)  # a0 holds one already
+    assert counter.take("new", 16, 3, few=1)  # a new address still gets its one
+    assert not counter.take("new", 16, 3, few=1)
+    assert counter.total == 4

@@ -9,8 +9,16 @@ leave no connection for anyone else.  So before the app sees a request:
   bytes, chunked or not (408 / 413, and the connection is closed);
 - one address may have ``REQUESTS_PER_ADDRESS`` requests and ``STREAMS_PER_ADDRESS``
   event streams in progress, and all addresses together ``BODIES_TOTAL`` bodies being
-  read and ``STREAMS_TOTAL`` streams (429 for one address, 503 for all);
-- every refusal closes its connection, so a refused client holds nothing.
+  read and ``STREAMS_TOTAL`` streams (429 for one address, 503 for all), except that an
+  address reading fewer than ``BODIES_FEW`` bodies, or holding fewer than
+  ``STREAMS_FEW`` streams, is never refused by the total (a new phone gets in while a
+  flood from many addresses holds the rest; the door bounds what they can hold);
+- every refusal closes its connection, so a refused client holds nothing (gunicorn
+  drops an app's ``Connection: close``: the refusal's ``close`` ends the connection
+  itself, ``kalimambo.web.door.hang_up``).
+
+Before any of this the door (``kalimambo.web.door``) has refused the connections over
+its caps, unread: this layer is the second line, for what only a parsed request shows.
 
 Every refusal has the API's ``{"error": {"code", "message"}}`` shape.
 """
@@ -25,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kalimambo.web import limits
+from kalimambo.web.door import hang_up
 from kalimambo.web.errors import error_body
 
 StartResponse = Callable[..., Any]
@@ -40,6 +49,8 @@ class Limits:
     bodies_total: int = limits.BODIES_TOTAL
     streams_per_address: int = limits.STREAMS_PER_ADDRESS
     streams_total: int = limits.STREAMS_TOTAL
+    bodies_few: int = limits.BODIES_FEW
+    streams_few: int = limits.STREAMS_FEW
 
 
 class Refused(Exception):
@@ -131,10 +142,14 @@ class Counter:
         self.by_address: dict[str, int] = {}
         self.total = 0
 
-    def take(self, address: str, per_address: int, total: int | None) -> bool:
+    def take(self, address: str, per_address: int, total: int | None,
+             few: int = 0) -> bool:
+        """One more for ``address``: at most ``per_address`` of its own, and ``total`` in
+        all unless the address holds fewer than ``few``."""
         with self._lock:
             mine = self.by_address.get(address, 0)
-            if mine >= per_address or (total is not None and self.total >= total):
+            if mine >= per_address or (total is not None and self.total >= total
+                                       and mine >= few):
                 return False
             self.by_address[address] = mine + 1
             self.total += 1
@@ -172,6 +187,21 @@ class _Released:
                 self._release()
 
 
+class _HangUp:
+    """A refusal's answer: when the server closes it (the answer is out), the connection
+    ends too."""
+
+    def __init__(self, body: bytes, environ: dict[str, Any]) -> None:
+        self._body = body
+        self._environ = environ
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter([self._body])
+
+    def close(self) -> None:
+        hang_up(self._environ.get("gunicorn.socket"))
+
+
 class Guard:
     """The WSGI middleware; ``wsgi_app`` is the Flask app's own WSGI callable."""
 
@@ -189,22 +219,23 @@ class Guard:
         lim = self.limits
         counter = self.streams if is_stream else self.requests
         if is_stream:
-            taken = counter.take(address, lim.streams_per_address, lim.streams_total)
+            taken = counter.take(address, lim.streams_per_address, lim.streams_total,
+                                 lim.streams_few)
             if not taken:
                 mine = self.streams.by_address.get(address, 0) >= lim.streams_per_address
-                return self._refuse(start_response, Refused(
+                return self._refuse(environ, start_response, Refused(
                     "429 Too Many Requests" if mine else "503 Service Unavailable",
                     "too_many_streams", "Too many live connections are open: please close "
                     "another tab or try again in a moment.", retry_after=5))
         elif not counter.take(address, lim.requests_per_address, None):
-            return self._refuse(start_response, Refused(
+            return self._refuse(environ, start_response, Refused(
                 "429 Too Many Requests", "too_many_requests", "Too many requests at once "
                 "from this device: please try again in a moment.", retry_after=2))
         try:
             body = self._body(environ, address)
         except Refused as refused:
             counter.give(address)
-            return self._refuse(start_response, refused)
+            return self._refuse(environ, start_response, refused)
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
         environ.pop("HTTP_TRANSFER_ENCODING", None)
@@ -221,13 +252,14 @@ class Guard:
 
     def _body(self, environ: dict[str, Any], address: str) -> bytes:
         """The body, read while holding one of the ``BODIES_TOTAL`` slots (a request
-        without a body needs none, so a flood of slow bodies never refuses a GET)."""
+        without a body needs none, so a flood of slow bodies never refuses a GET; an
+        address reading fewer than ``BODIES_FEW`` needs no free one)."""
         expected = str(environ.get("CONTENT_LENGTH") or "0").strip() not in ("", "0") or \
             "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower()
         if not expected:
             return b""
         if not self.bodies.take(address, self.limits.requests_per_address,
-                                self.limits.bodies_total):
+                                self.limits.bodies_total, self.limits.bodies_few):
             raise Refused("503 Service Unavailable", "too_many_requests", "The table is "
                           "busy: please try again in a moment.", retry_after=2)
         try:
@@ -236,7 +268,8 @@ class Guard:
             self.bodies.give(address)
 
     @staticmethod
-    def _refuse(start_response: StartResponse, refused: Refused) -> Iterable[bytes]:
+    def _refuse(environ: dict[str, Any], start_response: StartResponse,
+                refused: Refused) -> Iterable[bytes]:
         """The refusal, and the connection closed: a refused client holds nothing."""
         body = error_body(refused.code, refused.message)
         headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
@@ -245,4 +278,4 @@ class Guard:
         if refused.retry_after is not None:
             headers.append(("Retry-After", str(refused.retry_after)))
         start_response(refused.status, headers)
-        return [body]
+        return _HangUp(body, environ)

@@ -21,16 +21,58 @@ REQUESTS_PER_ADDRESS = 32
 """Requests in progress at once from one client address, event streams not counted."""
 
 BODIES_TOTAL = 256
-"""Request bodies being read at once from all addresses: slow bodies from many
-addresses hold at most this many connections; requests without a body (GET /state)
-are never refused by it."""
+"""Request bodies being read at once from all addresses, shared: slow bodies from many
+addresses take at most this many, beyond the ``BODIES_FEW`` every address may always
+have; requests without a body (GET /state) are never refused by it."""
+
+BODIES_FEW = 2
+"""Bodies an address may always have read, even with ``BODIES_TOTAL`` taken by others: a
+phone sends one at a time (a join, a pick), so slow bodies from many addresses never
+refuse a new phone's join."""
 
 STREAMS_PER_ADDRESS = 16
 """Open event streams from one client address (a phone needs one, a board page one)."""
 
 STREAMS_TOTAL = 256
-"""Open event streams in all, far below gunicorn's 1000 connections, so a flood of
-streams from many addresses still leaves room for every other request."""
+"""Open event streams in all, shared (beyond the ``STREAMS_FEW`` every address may
+always open), far below the door's connections (below), so a flood of streams from many
+addresses still leaves room for every other request."""
+
+WORKER_CONNECTIONS = 1000
+"""gunicorn's ``worker_connections``: greenlets the one worker runs at once.  When they are
+all taken gevent stops accepting and everyone waits, so the door (below) keeps the
+connections it lets in under this."""
+
+CONNECTIONS_PER_ADDRESS = 64
+"""Open connections from one address; more are refused as they are accepted (429
+``too_many_connections``), before a byte is read.  A browser opens at most 6 connections
+to one host, so a phone or a family tablet never comes near; 64 leave an address its 16
+event streams and 32 requests in progress (the guard's limits, which still answer for
+themselves) and 16 idle keep-alive connections besides."""
+
+CONNECTIONS_TOTAL = 768
+"""Open connections from all addresses together, shared; beyond it only an address holding
+fewer than ``CONNECTIONS_FEW`` gets in (503 ``too_many_connections`` for the others)."""
+
+CONNECTIONS_RESERVED = 192
+"""Connections over ``CONNECTIONS_TOTAL`` kept for addresses holding fewer than
+``CONNECTIONS_FEW``: a flood from many addresses that takes the shared 768 still leaves
+room for 32 new phones.  768 + 192 = 960 stay under ``WORKER_CONNECTIONS`` (and the 1024
+files a process gets by default)."""
+
+CONNECTIONS_FEW = 6
+"""What an address may always hold while the shared connections are taken: a browser's
+6 connections to one host."""
+
+REFUSED_HOLD_SECONDS = 2.0
+"""A connection whose request the guard refused (429, 503, 408, 413...) keeps its place
+at the door this long after it is closed, as its ``Retry-After`` asks the client to wait:
+a flood then reaches the guard at most once per place and per 2 s, however big it is."""
+
+STREAMS_FEW = 1
+"""Streams an address may always open, even with ``STREAMS_TOTAL`` taken by others: a new
+phone gets its one live view while a flood from many addresses holds the rest (how many
+they can hold is bounded by the door's connections below)."""
 
 HINTS_PER_SEAT = 1
 """Hints being worked out at once for one seat (a second one waits for the first)."""

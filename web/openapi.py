@@ -149,7 +149,8 @@ ERROR_TEXT = {
     404: "no such thing", 405: "wrong method", 408: "the body took too long to arrive",
     409: "not now (the code says why)", 413: f"body over {MAX_BODY} bytes",
     415: "not JSON", 429: "too many at once or too many tries (Retry-After)",
-    503: "too many requests or event streams in all, or hints not available",
+    503: "too many requests, connections or event streams in all, or hints not "
+         "available",
     507: "storage_full: the change could not be saved; nothing changed",
 }
 COMMON = (404, 405, 429, 503)
