@@ -56,17 +56,22 @@ HOLD_S = 1.0
 """How long an attack keeps what it got (streams, connections) before letting go."""
 
 
+def request_bytes(method: str, path: str, body: Any = None, token: str | None = None) -> bytes:
+    """A whole HTTP/1.1 request for one connection (``Connection: close``), as sent."""
+    payload = b"" if body is None else json.dumps(body).encode()
+    head = f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+    if token:
+        head += f"Authorization: Bearer {token}\r\n"
+    if payload:
+        head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+    return head.encode() + b"\r\n" + payload
+
+
 def call(port: int, method: str, path: str, body: Any = None, token: str | None = None,
          source: str = "127.0.0.1", timeout: float = 60) -> tuple[int, Any]:
-    payload = b"" if body is None else json.dumps(body).encode()
     with socket.create_connection(("127.0.0.1", port), timeout=timeout,
                                   source_address=(source, 0)) as sock:
-        head = f"{method} /api/v1{path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-        if token:
-            head += f"Authorization: Bearer {token}\r\n"
-        if payload:
-            head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-        sock.sendall(head.encode() + b"\r\n" + payload)
+        sock.sendall(request_bytes(method, f"/api/v1{path}", body, token))
         data = b""
         with contextlib.suppress(ConnectionResetError):
             while chunk := sock.recv(65536):

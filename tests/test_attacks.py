@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from bench.attacks import request_bytes
 from kalimambo.web import limits
 from tests.conftest import ROOT, ServerProcess, http
 from tests.helpers import assert_refused, free_port, kalimambo
@@ -103,15 +104,9 @@ def closed_by_server(sock: socket.socket, within: float = 3.0) -> bool:
 def send_request(port: int, source: str, method: str, path: str, body: Any = None,
                  token: str | None = None) -> tuple[int, Any]:
     """One request on a new connection from ``source``: ``(status, parsed body)``."""
-    payload = b"" if body is None else json.dumps(body).encode()
     with connect(port, source) as sock:
         sock.settimeout(PATIENCE_S)
-        head = f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-        if token:
-            head += f"Authorization: Bearer {token}\r\n"
-        if payload:
-            head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-        sock.sendall(head.encode() + b"\r\n" + payload)
+        sock.sendall(request_bytes(method, path, body, token))
         data = b""
         while chunk := sock.recv(65536):
             data += chunk
