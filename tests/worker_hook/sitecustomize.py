@@ -7,7 +7,8 @@ runs this) it
 - writes "<pid> worker" to the report (so a check cannot pass without the hook), then
   "<pid> <module>" for every Pi-hardware module the worker holds (inherited from the
   master) or imports later: the table must never have one;
-- on SIGPWR imports lgpio: the real hazard, which under gevent freezes the worker;
+- on SIGPWR imports lgpio in a greenlet of its own: the real hazard, which under gevent
+  freezes the worker;
 - with ``KALIMAMBO_WORKER_SLOW_BOOT=S`` holds the worker S seconds (a real sleep: the
   whole process stands still) as it begins to load the app, like a slow Pi.
 """
@@ -44,11 +45,24 @@ class _Watch:
             self.sleep(slow)
 
 
-def _freeze(signum: int, frame: Any) -> None:
+def _import_lgpio() -> None:
     # lgpio leaves its .lgd-nfy* pipe in the working folder: keep it out of the checkout.
     assert REPORT is not None
     os.chdir(os.path.dirname(os.path.abspath(REPORT)))
     import lgpio  # noqa: F401
+
+
+def _freeze(signum: int, frame: Any) -> None:
+    """Import lgpio in a greenlet of its own, as a request importing it would.
+
+    Importing it in the handler itself ran the import inside whatever greenlet the
+    signal interrupted, at any bytecode: once that was the watchdog between its check
+    and its send, and when gunicorn's abort unwound the freeze that greenlet went on
+    and sent one WATCHDOG=1 (CI, 1 run in several).  No real freeze resumes a frame
+    in the middle like that."""
+    import gevent
+
+    gevent.spawn(_import_lgpio)
 
 
 def _in_worker() -> None:
