@@ -2,7 +2,10 @@
 with the table timed from other addresses meanwhile: figures only.
 
 Run ``.venv/bin/python -m bench.attacks`` (``--runs N``, 3 by default: each run starts a
-fresh table on a free port, loopback only, as the README's first command does).  The
+fresh table on a free port, loopback only, as the README's first command does), or with
+``--installed PORT --key KEY`` against the table systemd runs, from inside that machine
+(tests/pi/run-emulated does it in the booted Pi: every run then attacks the same table,
+emptied to a lobby before each attack).  The
 attacks, one after the other, from their own 127.x addresses:
 
 - 1050 event streams from one address, and from 70 (15 each);
@@ -341,7 +344,11 @@ def console_key(log: Path) -> str:
     return found[-1] if found else ""
 
 
-def one_run(results: dict[tuple[str, str], dict[str, list[Probe]]]) -> None:
+Results = dict[tuple[str, str], dict[str, list[Probe]]]
+
+
+def one_run(results: Results) -> None:
+    """A fresh table on a free port, as the README's first command starts it, attacked."""
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
         log = Path(data) / "server.log"
@@ -360,29 +367,42 @@ def one_run(results: dict[tuple[str, str], dict[str, list[Probe]]]) -> None:
                 except OSError:
                     time.sleep(0.1)
             worker = next(pid for pid in child_pids(proc.pid) if runs(pid, "serve"))
-            key = console_key(log)
-            host = call(port, "POST", "/host", {"key": key}, source=HOST_FROM)[1]["token"]
-            table = Table(port, host, worker)
-            print(f"server up, worker {rss_kb(worker) // 1024} MB", flush=True)
-            for name, phases, attack in attacks(key):
-                for phase in phases:
-                    if phase == "lobby":
-                        table.to_lobby()
-                    else:
-                        table.to_game(hints=name.startswith("300 hints"))
-                    time.sleep(2.5)  # the door's places held after refusals come free
-                    probes = results.setdefault((name, phase), {})
-                    with probing(table, phase, probes):
-                        time.sleep(0.2)
-                        got = attack(table)
-                        time.sleep(0.2)
-                    last = {kind: [kept[-1]] for kind, kept in probes.items()}
-                    print(f"{name} ({phase}): {got}", flush=True)
-                    for kind, probe in last.items():
-                        print(f"    {kind:5} {summary(probe)}", flush=True)
+            attack_table(port, console_key(log), worker, results)
         finally:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(30)
+
+
+def installed_worker() -> int:
+    """The web worker of the table systemd runs (``kalimambo.service``)."""
+    main = subprocess.run(["systemctl", "show", "-p", "MainPID", "--value",
+                           "kalimambo.service"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    return next(pid for pid in child_pids(int(main)) if runs(pid, "serve"))
+
+
+def attack_table(port: int, key: str, worker: int, results: Results) -> None:
+    """Every attack, in each of its phases, against the table on 127.0.0.1:``port``."""
+    host = call(port, "POST", "/host", {"key": key}, source=HOST_FROM)[1]["token"]
+    table = Table(port, host, worker)
+    print(f"table up, worker {rss_kb(worker) // 1024} MB", flush=True)
+    for name, phases, attack in attacks(key):
+        for phase in phases:
+            if phase == "lobby":
+                table.to_lobby()
+            else:
+                table.to_game(hints=name.startswith("300 hints"))
+            time.sleep(2.5)  # the door's places held after refusals come free
+            probes = results.setdefault((name, phase), {})
+            with probing(table, phase, probes):
+                time.sleep(0.2)
+                got = attack(table)
+                time.sleep(0.2)
+            last = {kind: [kept[-1]] for kind, kept in probes.items()}
+            print(f"{name} ({phase}): {got}", flush=True)
+            for kind, probe in last.items():
+                print(f"    {kind:5} {summary(probe)}", flush=True)
+    table.to_lobby()
 
 
 def main() -> None:
@@ -390,11 +410,20 @@ def main() -> None:
                                      .split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="fresh tables, one after "
                                                             "the other (default 3)")
+    parser.add_argument("--installed", type=int, metavar="PORT",
+                        help="attack the table systemd runs on 127.0.0.1:PORT instead "
+                             "(as root on the Pi; with --key)")
+    parser.add_argument("--key", help="that table's host key (kalimambo host-link)")
     args = parser.parse_args()
-    results: dict[tuple[str, str], dict[str, list[Probe]]] = {}
+    if args.installed and not args.key:
+        parser.error("--installed needs --key (sudo -u kalimambo kalimambo host-link)")
+    results: Results = {}
     for run in range(args.runs):
         print(f"-- run {run + 1} of {args.runs}", flush=True)
-        one_run(results)
+        if args.installed:
+            attack_table(args.installed, args.key, installed_worker(), results)
+        else:
+            one_run(results)
     print(f"-- all {args.runs} runs: from other addresses, during each attack")
     for (name, phase), probes in results.items():
         print(f"{name} ({phase}):")

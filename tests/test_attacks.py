@@ -9,6 +9,12 @@ got in and who was refused by whom (``too_many_connections`` is the door's refus
 made before a byte of the request was read: ``kalimambo.web.door``), and on time only
 as generous ceilings (a socket timeout of ``PATIENCE_S`` for a request that a flood
 held back for 5 to 19 s before the door).
+
+The floods (marked ``installed``) also run against a table as ``setup.sh`` installed it:
+with ``KALIMAMBO_INSTALLED_TABLE=PORT`` and ``KALIMAMBO_INSTALLED_KEY=<host key>`` they
+attack that table on 127.0.0.1 (tests/pi/run-emulated does it inside the booted Pi, as
+root beside the services), reset to an empty lobby before each test; every other test
+here needs a server of its own and says so.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import pytest
 from bench.attacks import request_bytes
 from kalimambo.web import limits
 from tests.conftest import ROOT, ServerProcess, http
-from tests.helpers import assert_refused, free_port, kalimambo
+from tests.helpers import assert_refused, child_pids, free_port, kalimambo, runs
 
 PATIENCE_S = 5.0
 """How long a request from another address may take during a flood before the test says
@@ -127,6 +133,56 @@ def tally(answers: list[tuple[int, str]]) -> dict[str, int]:
     return counts
 
 
+class InstalledTable:
+    """The table a service runs (``KALIMAMBO_INSTALLED_TABLE``), as the tests' ``server``:
+    the same port, url, host key and worker, emptied to a lobby for each test."""
+
+    def __init__(self, port: int, key: str) -> None:
+        self.port = port
+        self.key = key
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def host_key(self) -> str:
+        return self.key
+
+    def worker_pids(self) -> list[int]:
+        main = subprocess.run(["systemctl", "show", "-p", "MainPID", "--value",
+                               "kalimambo.service"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        return [pid for pid in child_pids(int(main)) if runs(pid, "serve")]
+
+    def reset(self) -> InstalledTable:
+        """An empty lobby without hints, after the door has let go of the last test."""
+        time.sleep(limits.REFUSED_HOLD_SECONDS + 0.5)
+        status, body = http("POST", f"{self.url}/api/v1/host", {"key": self.key})
+        assert status == 200, body
+        token = body["token"]
+        for path, payload in (("/host/new", {"keep_seats": False}),
+                              ("/host/settings", {"hints": False})):
+            status, body = http("POST", f"{self.url}/api/v1{path}", payload, token)
+            assert status == 200, (path, body)
+        assert http("GET", f"{self.url}/api/v1/state")[1]["seats"] == []
+        return self
+
+
+INSTALLED = os.environ.get("KALIMAMBO_INSTALLED_TABLE")
+installed = pytest.mark.installed
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest) -> Any:
+    """A fresh ``kalimambo serve`` (as the README's first command starts it), or the
+    installed table with ``KALIMAMBO_INSTALLED_TABLE`` (for the tests marked installed)."""
+    if not INSTALLED:
+        return request.getfixturevalue("start_server")()
+    if request.node.get_closest_marker("installed") is None:
+        pytest.skip("needs a kalimambo serve of its own, not the installed table")
+    return InstalledTable(int(INSTALLED), os.environ["KALIMAMBO_INSTALLED_KEY"]).reset()
+
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -146,6 +202,7 @@ def many_files() -> None:
 
 
 # -- finding 1: event streams and half-sent bodies -----------------------------------------
+@installed
 def test_a_flood_of_event_streams_leaves_the_table_answering(server: Any) -> None:
     opened: list[socket.socket] = []
     try:
@@ -195,6 +252,7 @@ def test_a_flood_of_event_streams_leaves_the_table_answering(server: Any) -> Non
             sock.close()
 
 
+@installed
 def test_half_sent_bodies_are_cut_off_and_the_table_keeps_answering(server: Any) -> None:
     opened: list[socket.socket] = []
     try:
@@ -224,6 +282,7 @@ def test_half_sent_bodies_are_cut_off_and_the_table_keeps_answering(server: Any)
             sock.close()
 
 
+@installed
 def test_slow_bodies_from_many_addresses_never_refuse_a_new_phones_join(server: Any
                                                                          ) -> None:
     """More slow bodies than ``BODIES_TOTAL`` from 20 addresses: a new phone still joins
@@ -245,6 +304,7 @@ def test_slow_bodies_from_many_addresses_never_refuse_a_new_phones_join(server: 
 
 
 # -- issue 22: the door ------------------------------------------------------------------
+@installed
 def test_the_door_refuses_connections_over_an_address_cap_unread(server: Any) -> None:
     """One address's connections over ``CONNECTIONS_PER_ADDRESS`` are refused before a
     byte is read, and a refused join changes nothing; other addresses are served."""
@@ -273,6 +333,7 @@ def test_the_door_refuses_connections_over_an_address_cap_unread(server: Any) ->
     assert names == ["Ana", "Bea"]  # no Mallory: the refused join changed nothing
 
 
+@installed
 def test_a_flood_from_many_addresses_leaves_room_for_a_new_phone(server: Any,
                                                                  many_files: None) -> None:
     """The shared ``CONNECTIONS_TOTAL`` taken by 12 addresses: an address holding
@@ -307,6 +368,7 @@ def test_a_flood_from_many_addresses_leaves_room_for_a_new_phone(server: Any,
             sock.close()
 
 
+@installed
 def test_a_stream_flood_from_many_addresses_is_mostly_refused_at_the_door(
         server: Any, many_files: None) -> None:
     """1050 event streams from 70 addresses: the guard refuses only what the door's places
@@ -337,6 +399,7 @@ def test_a_stream_flood_from_many_addresses_is_mostly_refused_at_the_door(
             sock.close()
 
 
+@installed
 def test_a_pipelined_keep_alive_flood_leaves_the_table_answering(server: Any) -> None:
     """16 connections from one address, 3000 requests sent ahead on each and no answer
     read: other addresses' state, join and pick are answered meanwhile (before, all of
@@ -362,7 +425,7 @@ def test_a_pipelined_keep_alive_flood_leaves_the_table_answering(server: Any) ->
             assert status == 201, body
             tokens[name] = body["token"]
         status, body = send_request(port, "127.0.0.1", "POST", "/api/v1/host",
-                                    {"pin": server.pin})
+                                    {"key": server.host_key()})
         host = body["token"]
         assert send_request(port, "127.0.0.1", "POST", "/api/v1/host/start", {},
                             token=host)[0] == 200
@@ -393,6 +456,7 @@ def chunked_post(port: int, path: str, payload: bytes) -> tuple[int, bytes]:
     return int(data.split(b" ", 2)[1]), data.split(b"\r\n\r\n", 1)[1]
 
 
+@installed
 def test_chunked_bodies_over_the_limit_are_413(server: Any) -> None:
     name = b'{"name": "Ana", "pad": "' + b"x" * 5000 + b'"}'
     status, body = chunked_post(server.port, "/api/v1/join", name)
@@ -405,6 +469,7 @@ def test_chunked_bodies_over_the_limit_are_413(server: Any) -> None:
 
 
 # -- finding 2: PIN guessing from many addresses ----------------------------------------------
+@installed
 def test_pin_guessers_on_many_addresses_never_lock_out_the_host(server: Any) -> None:
     statuses = []
     for i in range(120):  # 120 addresses, 2 wrong PINs each
@@ -433,12 +498,12 @@ def _login_from(port: int, source: str, body: dict[str, Any]) -> int:
 
 
 # -- finding 7: hints ---------------------------------------------------------------------
-def test_a_flood_of_hints_from_one_seat_leaves_state_answering(start_server: Any) -> None:
-    server = start_server()
+@installed
+def test_a_flood_of_hints_from_one_seat_leaves_state_answering(server: Any) -> None:
     url = server.url
     tokens = [http("POST", f"{url}/api/v1/join", {"name": n})[1]["token"]
               for n in ("Ana", "Ben", "Caro")]
-    host = http("POST", f"{url}/api/v1/host", {"pin": server.pin})[1]["token"]
+    host = http("POST", f"{url}/api/v1/host", {"key": server.host_key()})[1]["token"]
     http("POST", f"{url}/api/v1/host/settings", {"hints": True}, token=host)
     assert http("POST", f"{url}/api/v1/host/start", {}, token=host)[0] == 200
     answers: list[int] = []
