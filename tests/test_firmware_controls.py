@@ -34,16 +34,20 @@ class RecordingPWMPin(MockPWMPin):  # type: ignore[misc]
 
 @pytest.fixture
 def mock_pins() -> Iterator[MockFactory]:
+    before = Device.pin_factory
     Device.pin_factory = MockFactory()
     yield Device.pin_factory
     Device.pin_factory.reset()
+    Device.pin_factory = before  # as gpiozero's own tests do: the next test gets its own
 
 
 @pytest.fixture
 def mock_pwm_pins() -> Iterator[MockFactory]:
+    before = Device.pin_factory
     Device.pin_factory = MockFactory(pin_class=RecordingPWMPin)
     yield Device.pin_factory
     Device.pin_factory.reset()
+    Device.pin_factory = before  # as gpiozero's own tests do: the next test gets its own
 
 
 class Table:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from kalimambo.firmware.board import BoardFileError, load_board_file
 from tests.helpers import ROOT
 
 HARDWARE = ROOT / "hardware"
@@ -64,11 +65,7 @@ def test_board_file_follows_the_contract(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(BOARDS))
 def test_board_file_loads_with_the_firmware(name: str) -> None:
-    board_module = pytest.importorskip("kalimambo.firmware.board")
-    if not hasattr(board_module, "load_board_file"):
-        pytest.skip("kalimambo.firmware.board.load_board_file is not written yet (checked against "
-                    "the contract by the test above)")
-    board = board_module.load_board_file(HARDWARE / "boards" / name)
+    board = load_board_file(HARDWARE / "boards" / name)
     want = BOARDS[name]
     assert board.spaces == 32
     assert board.backend == want["backend"]
@@ -80,14 +77,11 @@ def test_board_file_loads_with_the_firmware(name: str) -> None:
 
 def test_firmware_refuses_a_broken_copy(tmp_path: Path) -> None:
     """The examples are only proof of anything if the loader can also say no."""
-    board_module = pytest.importorskip("kalimambo.firmware.board")
-    if not hasattr(board_module, "load_board_file"):
-        pytest.skip("kalimambo.firmware.board.load_board_file is not written yet")
     text = (HARDWARE / "boards" / "pi4-gpio18.toml").read_text()
     broken = tmp_path / "board.toml"
     broken.write_text(text.replace('backend = "ws281x"', 'backend = "neopixel"'))
-    with pytest.raises(board_module.BoardFileError, match="backend"):
-        board_module.load_board_file(broken)
+    with pytest.raises(BoardFileError, match="backend"):
+        load_board_file(broken)
 
 
 # ---- parts list ------------------------------------------------------------------------

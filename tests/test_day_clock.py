@@ -1,4 +1,4 @@
-"""Leftovers of the convention day: the day's start moves on at local midnight by
+"""The convention day's clock: the day's start moves on at local midnight by
 itself (the leaderboard starts afresh unasked), and the score sheet shows the table's
 local time with its zone, in the pages' form and the sheet's language."""
 

@@ -1,4 +1,5 @@
-"""Issue 11's findings that the app itself answers (the Flask test client, real SQLite).
+"""The limits and refusals the app itself makes (the Flask test client, real SQLite):
+look-alike names, nesting depth, PIN tries, hint searches, the door's counting.
 
 The ones about the server process (connections, slow bodies, two servers, broken
 files, a full disk) are in tests/test_attacks.py against a real gunicorn server.
