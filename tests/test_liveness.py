@@ -11,13 +11,16 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kalimambo.web.liveness import interval, state_url
+from kalimambo.web.liveness import Watchdog, ask_timeout, interval, state_url
 from kalimambo.web.sdnotify import sd_notify
 from tests.conftest import ServerProcess, http
 from tests.helpers import wait_for
@@ -283,6 +286,49 @@ def test_the_watchdog_asks_four_times_per_period(monkeypatch: pytest.MonkeyPatch
     assert interval() == expected
 
 
+@pytest.mark.parametrize(("usec", "expected"), [
+    ("30000000", 15.0), ("20000000", 10.0), ("2000000", 5.0), ("", 5.0), ("many", 5.0),
+])
+def test_an_ask_may_take_half_the_watchdogs_period(monkeypatch: pytest.MonkeyPatch,
+                                                    usec: str, expected: float) -> None:
+    monkeypatch.setenv("WATCHDOG_USEC", usec)
+    assert ask_timeout() == expected
+
+
+class SlowState(BaseHTTPRequestHandler):
+    """A table that answers /api/v1/state, 7 s late: one flooded on a slow Pi."""
+
+    def do_GET(self) -> None:
+        time.sleep(7)
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("usec", "fed"), [("30000000", True), ("2000000", False)])
+def test_a_slow_answer_feeds_the_watchdog_if_it_comes_within_half_the_period(
+        monkeypatch: pytest.MonkeyPatch, notify: NotifySocket, usec: str, fed: bool) -> None:
+    """The emulated Pi 4 flooded from 70 addresses answered /state in up to 10.5 s, and
+    systemd killed it because every ask gave up after 5 s."""
+    monkeypatch.setenv("WATCHDOG_USEC", usec)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowState)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    watchdog = Watchdog(f"http://127.0.0.1:{server.server_port}/api/v1/state",
+                        every_s=30, address=str(notify.path)).start()
+    assert watchdog is not None
+    try:
+        message = notify.receive(timeout=9.5)
+        assert (message is not None and "READY=1" in message[1]) == fed
+    finally:
+        watchdog.stop()
+        server.shutdown()
+
+
 def test_the_worker_asks_itself_over_loopback() -> None:
     assert state_url("0.0.0.0", 80) == "http://127.0.0.1:80/api/v1/state"
     assert state_url("::", 8000) == "http://[::1]:8000/api/v1/state"
@@ -290,7 +336,5 @@ def test_the_worker_asks_itself_over_loopback() -> None:
 
 
 def test_no_notify_socket_no_watchdog_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kalimambo.web.liveness import Watchdog
-
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
     assert Watchdog("http://127.0.0.1:1/api/v1/state").start() is None

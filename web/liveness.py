@@ -25,7 +25,7 @@ from kalimambo.web.sdnotify import sd_notify
 log = logging.getLogger(__name__)
 
 DEFAULT_EVERY_S = 5.0
-ASK_TIMEOUT_S = 5.0
+MIN_ASK_TIMEOUT_S = 5.0
 
 
 def interval() -> float:
@@ -35,6 +35,22 @@ def interval() -> float:
     except ValueError:
         return DEFAULT_EVERY_S
     return min(max(usec / 4_000_000, 0.2), 10.0) if usec > 0 else DEFAULT_EVERY_S
+
+
+def ask_timeout() -> float:
+    """How long one ask may take: half of systemd's ``WATCHDOG_USEC``, at least 5 s.
+
+    A table flooded from many addresses answers slowly, but it answers: on the emulated
+    Pi 4, /state took up to 10.5 s during bench.attacks' flood from 70 addresses. With a
+    5 s limit every ask missed, and systemd killed a table that was serving. Half the
+    period to answer plus the quarter between asks still leaves a quarter for the
+    notify. A frozen worker is gunicorn's to catch, in 10 s (``--worker-timeout``).
+    """
+    try:
+        usec = int(os.environ.get("WATCHDOG_USEC", ""))
+    except ValueError:
+        return MIN_ASK_TIMEOUT_S
+    return max(usec / 2_000_000, MIN_ASK_TIMEOUT_S)
 
 
 def state_url(host: str, port: int) -> str:
@@ -47,7 +63,7 @@ def state_url(host: str, port: int) -> str:
         f"http://{host}:{port}/api/v1/state"
 
 
-def answers(url: str, timeout: float = ASK_TIMEOUT_S) -> bool:
+def answers(url: str, timeout: float) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
             response.read()
@@ -64,6 +80,7 @@ class Watchdog:
         self.url = url
         self.address = address if address is not None else os.environ.get("NOTIFY_SOCKET", "")
         self.every_s = every_s or interval()
+        self.ask_timeout_s = ask_timeout()
         self.ready = False
         self._stop = threading.Event()
 
@@ -80,7 +97,8 @@ class Watchdog:
             # A good answer counts only while it is fresh: a worker frozen between its
             # answer and the notify (the lgpio freeze) runs on for a moment when gunicorn
             # aborts it, and must not then tell systemd that it serves.
-            if (answers(self.url) and time.monotonic() - asked < ASK_TIMEOUT_S
+            if (answers(self.url, self.ask_timeout_s)
+                    and time.monotonic() - asked < self.ask_timeout_s
                     and not self._stop.is_set()):
                 if not self.ready:
                     self.ready = sd_notify("READY=1\nSTATUS=Serving the table", self.address)

@@ -271,8 +271,11 @@ def trust_what_the_host_trusts(root: Path) -> None:
     with bundle.open("a") as handle:
         for certificate in certificates:
             handle.write(certificate.read_text())
-    with (root / "etc/pip.conf").open("a") as conf:
-        conf.write("cert = /etc/ssl/certs/ca-certificates.crt\n")
+    conf = root / "etc/pip.conf"
+    had = conf.read_text() if conf.exists() else ""
+    # pip's file needs its section: a bare key made pip refuse to start in the root
+    # that builds lgpio for trixie (it had no pip.conf before this).
+    conf.write_text((had or "[global]\n") + "cert = /etc/ssl/certs/ca-certificates.crt\n")
 
 
 def write(path: Path, text: str, mode: int = 0o644) -> None:
