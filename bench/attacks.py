@@ -35,6 +35,7 @@ import contextlib
 import json
 import os
 import re
+import resource
 import signal
 import socket
 import statistics
@@ -405,6 +406,16 @@ def attack_table(port: int, key: str, worker: int, results: Results) -> None:
     table.to_lobby()
 
 
+def room_for_the_attackers(want: int = 4096) -> None:
+    """1050 sockets at once need more than the 1024 files a login shell gets by default:
+    the attackers' own limit, not the table's (inside the Pi the bench stopped on it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= want:
+        return
+    resource.setrlimit(resource.RLIMIT_NOFILE,
+                       (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.attacks", description=__doc__
                                      .split("\n\n")[0])
@@ -417,6 +428,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.installed and not args.key:
         parser.error("--installed needs --key (sudo -u kalimambo kalimambo host-link)")
+    room_for_the_attackers()
     results: Results = {}
     for run in range(args.runs):
         print(f"-- run {run + 1} of {args.runs}", flush=True)
