@@ -141,6 +141,10 @@ def test_dates_read_the_same_on_the_host_page_and_the_score_sheet(
     game = server.state()["game_id"]
     page = host_page(browser, server)
     try:
+        # The line is filled in from the first view; on a busy machine that comes after
+        # the page has loaded (the test once read it empty).
+        page.wait_for_function("() => document.getElementById('day-since').textContent"
+                               ".trim() !== ''", timeout=WAIT_MS)
         since = page.text_content("#day-since") or ""
         start = datetime.fromtimestamp(server.state()["day_start"])
         months = ["January", "February", "March", "April", "May", "June", "July", "August",
