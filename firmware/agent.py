@@ -196,15 +196,14 @@ class LightsAgent:
 
     def _status(self) -> dict[str, Any]:
         status = self.lights.status()
-        return {key: status.get(key) for key in ("backend", "ok", "error", "pacing",
-                                                 "playing", "waiting")}
+        return {key: status.get(key) for key in ("backend", "ok", "error", "playing")}
 
     # -- the table's messages and the buttons ---------------------------------------------
     def _on_message(self, message: Message) -> None:
         kind = message["type"]
         handlers: dict[str, Callable[[Message], None]] = {
             "hello": self._on_hello, "view": self._on_view, "pacing": self._on_pacing,
-            "next": self._on_next, "retry": self._on_retry, "watch": self._on_watch,
+            "retry": self._on_retry, "watch": self._on_watch,
             "error": self._on_error}
         handler = handlers.get(kind)
         if handler is None:
@@ -224,13 +223,9 @@ class LightsAgent:
 
     def _on_pacing(self, message: Message) -> None:
         try:
-            self.lights.set_pacing(str(message.get("mode")),
-                                   int(message.get("pause_ms", DEFAULT_PAUSE_MS)))
+            self.lights.set_pause(int(message.get("pause_ms", DEFAULT_PAUSE_MS)))
         except (TypeError, ValueError) as error:
             log.warning("a bad pacing from the table: %s", error)
-
-    def _on_next(self, message: Message) -> None:
-        self.lights.next_step()
 
     def _on_retry(self, message: Message) -> None:
         self.lights.retry()

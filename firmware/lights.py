@@ -45,14 +45,12 @@ class Lights:
         self.backend_name = detect_backend(model_path) if strip == "auto" else strip
         self.clock = clock
         self.on_cue = on_cue
-        self._next_presses = 0
-        """How often "next" was asked for: the board page steps along with it."""
         self._factory = backend_factory or make_backend
         self._lock = threading.RLock()
         self._backend_lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
-        self.show = Show(board.spaces, board.pacing, board.pause_ms)
+        self.show = Show(board.spaces, board.pause_ms)
         self.output = Output(board)
         self._override: list[RGB] | None = None
         self._frame: list[RGB] = [(0, 0, 0)] * board.led_count
@@ -127,19 +125,10 @@ class Lights:
         self._wake.set()
         self._status_check()
 
-    def next_step(self) -> bool:
-        """Advance one event in step pacing; false if nothing was waiting."""
+    def set_pause(self, pause_ms: int) -> None:
+        """The table's pause per step (its setting ``pause_ms``)."""
         with self._lock:
-            moved = self.show.next_step(self.clock())
-            self._next_presses += 1
-        self._wake.set()
-        self._status_check()
-        return moved
-
-    def set_pacing(self, mode: str, pause_ms: int | None = None) -> None:
-        """``auto`` (with ``pause_ms`` per event) or ``step`` (``next_step`` advances)."""
-        with self._lock:
-            self.show.set_pacing(mode, pause_ms)
+            self.show.set_pause(pause_ms)
         self._wake.set()
         self._status_check()
 
@@ -157,11 +146,8 @@ class Lights:
     def status(self) -> dict[str, Any]:
         with self._lock:
             playing = self.show.playing
-            waiting = self.show.waiting(self.clock())
-            pacing = self.show.pacing
         return {"backend": self.backend_name, "ok": self._error is None,
-                "error": self._error, "pacing": pacing, "playing": playing,
-                "waiting": waiting, "next_presses": self._next_presses}
+                "error": self._error, "playing": playing}
 
     def _status_check(self) -> None:
         """Call ``on_status`` if the status is not the one last seen."""

@@ -12,13 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kalimambo.engine.pacing import (
-    DEFAULT_PACING,
-    DEFAULT_PAUSE_MS,
-    PACINGS,
-    PAUSE_MS_MAX,
-    PAUSE_MS_MIN,
-)
+from kalimambo.engine.pacing import DEFAULT_PAUSE_MS, PAUSE_MS_MAX, PAUSE_MS_MIN
 from kalimambo.firmware.scene import (
     DARK,
     EXPLORER_COLOURS,
@@ -32,8 +26,6 @@ from kalimambo.firmware.scene import (
 )
 from kalimambo.firmware.steps import Drawing, Step, rewind, setup_step, steps_from_events
 
-STEP_HOLD_S = 1.0
-"""In step pacing a step replays after holding its end picture this long."""
 MAX_QUEUED_STEPS = 200
 ATTRACT_COLOURS: tuple[RGB, ...] = (*EXPLORER_COLOURS.values(), MAMBO_COLOUR, KALI_COLOUR)
 
@@ -55,10 +47,8 @@ class Show:
     """The steady picture of the latest view, the queued event steps, and the idle
     and celebration animations."""
 
-    def __init__(self, spaces: int, pacing: str = DEFAULT_PACING,
-                 pause_ms: int = DEFAULT_PAUSE_MS) -> None:
+    def __init__(self, spaces: int, pause_ms: int = DEFAULT_PAUSE_MS) -> None:
         self.spaces = spaces
-        self.pacing = pacing
         self.pause_s = pause_ms / 1000
         self.view: Mapping[str, Any] = {}
         self.phase = "lobby"
@@ -74,14 +64,12 @@ class Show:
         self.cued: Step | None = None
 
     # -- input --------------------------------------------------------------------
-    def set_pacing(self, mode: str, pause_ms: int | None = None) -> None:
-        if mode not in PACINGS:
-            raise ValueError(f"pacing must be auto or step, not {mode!r}")
-        self.pacing = mode
-        if pause_ms is not None:
-            if not PAUSE_MS_MIN <= pause_ms <= PAUSE_MS_MAX:
-                raise ValueError(f"pause_ms must be {PAUSE_MS_MIN} to {PAUSE_MS_MAX}")
-            self.pause_s = pause_ms / 1000
+    def set_pause(self, pause_ms: int) -> None:
+        """The table's pause per step of weight 1 (its cursor, in either pacing, decides
+        when a step comes: the strip only times the animation of each)."""
+        if not PAUSE_MS_MIN <= pause_ms <= PAUSE_MS_MAX:
+            raise ValueError(f"pause_ms must be {PAUSE_MS_MIN} to {PAUSE_MS_MAX}")
+        self.pause_s = pause_ms / 1000
 
     def update(self, view: Mapping[str, Any], events: Sequence[Mapping[str, Any]] | None,
                now: float) -> None:
@@ -140,36 +128,16 @@ class Show:
             self.steps.append((step, seconds))
         del self.steps[:-MAX_QUEUED_STEPS]
 
-    def next_step(self, now: float) -> bool:
-        """Finish the current step now (step pacing); false when nothing is queued."""
-        if not self.steps:
-            return False
-        step, _ = self.steps.pop(0)
-        step.apply(self.scene)
-        self.step_start = now
-        if not self.steps:
-            self.scene = self.target.copy()
-        return True
-
     # -- time ---------------------------------------------------------------------
     @property
     def playing(self) -> bool:
         return bool(self.steps)
 
-    def waiting(self, now: float) -> bool:
-        """Step pacing, and the current step has played: waiting for "next"."""
-        if not self.steps or self.pacing != "step":
-            return False
-        step, seconds = self.steps[0]
-        return not step.always_auto and now - self.step_start >= seconds
-
     def advance(self, now: float) -> list[str]:
-        """Move past finished steps (auto pacing); the cues of steps that began."""
+        """Move past finished steps; the cues of steps that began."""
         cues: list[str] = []
         while self.steps:
             step, seconds = self.steps[0]
-            if self.pacing == "step" and not step.always_auto:
-                break
             if now - self.step_start < seconds:
                 break
             self.steps.pop(0)
@@ -192,8 +160,6 @@ class Show:
         if self.steps:
             step, seconds = self.steps[0]
             elapsed = now - self.step_start
-            if self.pacing == "step" and not step.always_auto:
-                elapsed %= seconds + STEP_HOLD_S
             u = min(1.0, max(0.0, elapsed / seconds)) if seconds > 0 else 1.0
             return step.draw(self.scene, u)
         if self.phase == "lobby" or (not self.target.figures and self.phase != "finished"):

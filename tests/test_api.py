@@ -249,8 +249,7 @@ def test_wrong_pins_are_rate_limited(client: Any) -> None:
 @pytest.mark.parametrize("path", ["/api/v1/host/start", "/api/v1/host/bots",
                                   "/api/v1/host/undo", "/api/v1/host/new",
                                   "/api/v1/host/seats", "/api/v1/host/remove",
-                                  "/api/v1/host/settings", "/api/v1/host/lights/retry",
-                                  "/api/v1/host/lights/next"])
+                                  "/api/v1/host/settings", "/api/v1/host/lights/retry"])
 def test_host_endpoints_need_the_host_token(client: Any, path: str) -> None:
     tokens = join_all(client)
     before = state(client)
@@ -433,8 +432,8 @@ def test_step_pacing_next_and_skip(client: Any, host_token: str) -> None:
                              headers=bearer(tokens["Ana"])), 409, "playing")
     shown = client.post("/api/v1/host/next", headers=host).json
     assert shown["step"] == 1 and shown["current"]["kind"] == "reveal"
-    assert client.post("/api/v1/host/lights/next", headers=host).status_code == 200
-    assert state(client)["playback"]["step"] == 2
+    assert client.post("/api/v1/host/next", headers=host).json["step"] == 2
+    assert client.post("/api/v1/host/lights/next", headers=host).status_code == 404
     ended = client.post("/api/v1/host/skip", headers=host).json
     assert ended["step"] == ended["steps"]
     view = state(client)

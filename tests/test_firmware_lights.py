@@ -55,8 +55,7 @@ def test_steady_picture_reaches_the_strip() -> None:
     assert lit == {3, 4, 5, 6, 7, 10, 20}
     assert frame[4] == (127, 0, 0)  # red at half brightness (max_brightness 0.5)
     assert lights.status() == {"backend": "sim", "ok": True, "error": None,
-                               "pacing": "auto", "playing": False, "waiting": False,
-                               "next_presses": 0}
+                               "playing": False}
 
 
 def test_a_strip_that_cannot_start_does_not_stop_the_table() -> None:
@@ -107,8 +106,9 @@ def test_the_status_is_told_when_it_changes_and_only_then() -> None:
     FlakyBackend.fail_show = False
     lights.retry()
     assert len(told) == 3 and told[2]["ok"]
-    lights.set_pacing("step", 500)
-    assert len(told) == 4 and told[3]["pacing"] == "step"
+    lights.set_pause(500)
+    assert len(told) == 3  # the pause is the table's setting, not the strip's status
+    assert lights.show.pause_s == 0.5
 
 
 def test_override_shows_a_raw_picture_for_the_builder_tools() -> None:

@@ -90,7 +90,7 @@ def at(starts: list[float], show_steps: list[float], step: int, u: float) -> flo
 
 
 def test_key_frames_of_a_round() -> None:
-    show = Show(12, "auto", 1000)
+    show = Show(12, 1000)
     game = new_game()
     starts = round_one(show, game)
     seconds = [s for _, s in show.steps]
@@ -121,7 +121,7 @@ def test_key_frames_of_a_round() -> None:
 
 
 def test_kali_penalty_flash_uses_every_payers_colour() -> None:
-    show = Show(12, "auto", 1000)
+    show = Show(12, 1000)
     game = new_game()
     show.update(view_of(game), None, 0.0)
     show.steps.clear()
@@ -135,7 +135,7 @@ def test_kali_penalty_flash_uses_every_payers_colour() -> None:
 
 
 def test_buzzer_cues_come_as_their_steps_begin() -> None:
-    show = Show(12, "auto", 1000)
+    show = Show(12, 1000)
     starts = round_one(show, new_game())
     cues = []
     for t in [*starts, starts[-1] + 5]:
@@ -146,27 +146,27 @@ def test_buzzer_cues_come_as_their_steps_begin() -> None:
 def test_a_long_pause_is_never_squeezed() -> None:
     """The strip holds each step as long as the table's cursor does: a move the whole
     pause, however many steps the round has (the round's end is a short sweep)."""
-    show = Show(12, "auto", 5000)
+    show = Show(12, 5000)
     round_one(show, new_game())
     moves = [s for step, s in show.steps if type(step).__name__ == "MoveStep"]
     assert moves and all(s == pytest.approx(5.0) for s in moves)
     assert [s for step, s in show.steps if type(step).__name__ == "RoundEndStep"] == [1.0]
 
 
-def test_step_pacing_waits_for_next() -> None:
-    show = Show(12, "step", 1000)
+def test_the_strip_plays_each_step_it_is_sent_to_its_end() -> None:
+    """The table's cursor says when a step comes (in step pacing too): the strip never
+    holds one back, so it cannot fall behind the board page."""
+    show = Show(12, 1000)
     game = new_game()
     round_one(show, game)
-    assert show.advance(500.0) == []
-    assert show.waiting(500.0) and len(show.steps) == 12
-    for _ in range(12):
-        assert show.next_step(600.0)
-    assert not show.next_step(600.0) and not show.playing
-    assert picture(show, 700.0) == "...MKBAC.d.."
+    assert len(show.steps) == 12
+    show.advance(500.0)
+    assert not show.playing
+    assert picture(show, 500.0) == "...MKBAC.d.."
 
 
 def test_undo_drops_the_animation_and_shows_the_earlier_state() -> None:
-    show = Show(12, "auto", 1000)
+    show = Show(12, 1000)
     game = new_game()
     round_one(show, game)
     game.undo()
@@ -178,7 +178,7 @@ def test_undo_drops_the_animation_and_shows_the_earlier_state() -> None:
 def test_the_playback_ending_right_after_its_last_step_keeps_the_animation() -> None:
     """The table sends the last step (history still without the round), then at once
     the end of the playback (the round in the history) with no events of its own."""
-    show = Show(12, "auto", 1000)
+    show = Show(12, 1000)
     game = new_game()
     show.update(view_of(game), None, 0.0)
     show.steps.clear()
@@ -196,7 +196,7 @@ def test_the_playback_ending_right_after_its_last_step_keeps_the_animation() -> 
 def test_a_skip_draws_the_cursor_at_once() -> None:
     """A step the host skipped to comes with no events and ``current.skipped``: the
     strip drops the step it was animating and shows the board as the view has it."""
-    show = Show(12, "auto", 1000)
+    show = Show(12, 1000)
     game = new_game()
     show.update(view_of(game), None, 0.0)
     show.steps.clear()
@@ -213,7 +213,7 @@ def test_a_skip_draws_the_cursor_at_once() -> None:
 
 
 def test_setup_intro_places_heaps_then_mambo_then_figures() -> None:
-    show = Show(12, "step", 1000)  # the intro runs by itself even in step pacing
+    show = Show(12, 1000)
     game = new_game()
     show.update(view_of(game), None, 0.0)
     (_, seconds), = show.steps
@@ -226,7 +226,7 @@ def test_setup_intro_places_heaps_then_mambo_then_figures() -> None:
 
 
 def test_lobby_attract_moves_and_finished_celebrates_the_winners() -> None:
-    show = Show(12, "auto", 1000)
+    show = Show(12, 1000)
     show.update({"phase": "lobby", "seats": []}, None, 0.0)
     assert show.animated()
     assert picture(show, 0.0) != picture(show, 1.0)
@@ -247,7 +247,7 @@ def test_lobby_attract_moves_and_finished_celebrates_the_winners() -> None:
 def test_the_cursors_step_cuts_the_strips_own_flourishes_short() -> None:
     """The set-up's intro and the last round's end sweep are the strip's own; a step of
     the table's cursor that comes meanwhile begins at once, never after them."""
-    show = Show(12, "auto", 2000)
+    show = Show(12, 2000)
     game = new_game()
     show.update(view_of(game), None, 0.0)
     assert [type(step).__name__ for step, _ in show.steps] == ["SetupStep"]

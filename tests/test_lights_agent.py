@@ -24,7 +24,7 @@ PLAYERS = ["Ana", "Ben", "Caro"]
 def board() -> BoardConfig:
     return parse_board({"buttons": {"next": 17, "undo": 27, "undo_hold_s": 0.15,
                                     "new_game_hold_s": 0.5},
-                        "buzzer": {"pin": 22}, "animation": {"pacing": "step"}})
+                        "buzzer": {"pin": 22}})
 
 
 def game_view() -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -76,17 +76,15 @@ def test_hello_then_status_then_draws_what_the_table_sends(agent: LightsAgent,
     assert status["ok"] is True and status["backend"] == "sim"
 
     view, events = game_view()
-    peer.send({"type": "pacing", "mode": "step", "pause_ms": 300})
+    peer.send({"type": "pacing", "mode": "auto", "pause_ms": 100})
     peer.send({"type": "view", "view": view, "events": events})
     assert wait_for(lambda: len(agent.lights.show.steps) > 0)
-    assert agent.lights.show.pacing == "step"
-    steps = len(agent.lights.show.steps)
+    assert agent.lights.show.pause_s == pytest.approx(0.1)
     peer.expect("status", lambda m: m["playing"] is True)
-    peer.send({"type": "next"})
-    assert wait_for(lambda: len(agent.lights.show.steps) < steps)
     peer.send({"type": "mystery", "x": 1})  # a newer table's message: ignored
-    peer.send({"type": "next"})
-    assert wait_for(lambda: len(agent.lights.show.steps) < steps - 1)
+    peer.send({"type": "next"})  # an older table's (the cursor moves at the table now)
+    assert wait_for(lambda: not agent.lights.show.steps)  # played out at the pause
+    assert wait_for(lambda: peer.of("status")[-1]["playing"] is False)
 
 
 def test_frames_only_while_the_table_watches(agent: LightsAgent, table: FakeTable) -> None:

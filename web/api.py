@@ -334,13 +334,6 @@ def host_skip() -> Response:
     return answer(svc.table.skip())
 
 
-@bp.post("/host/lights/next")
-def host_lights_next() -> Response:
-    svc = host_only()
-    body()
-    return answer(svc.lights_next())
-
-
 @bp.get("/openapi.json")
 def openapi() -> Response:
     """This API described as OpenAPI 3.1 (web/openapi.py)."""

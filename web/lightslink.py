@@ -7,7 +7,7 @@ thread is a greenlet, so it would freeze the whole server.  A separate
 listens, sends it every change of the table, and passes its button presses on.
 
 With the lights process down the table plays on: ``status()`` says so (and so
-the host page), ``frame()`` is dark, and "next" still counts for the board page.
+the host page) and ``frame()`` is dark.
 """
 
 from __future__ import annotations
@@ -59,8 +59,6 @@ class LightsLink:
         """Held while welcoming and while the table sends, so no change slips between."""
         self.on_change = on_change or (lambda: None)
         self.on_command = on_command or (lambda name: None)
-        self.next_presses = 0
-        """How often "next" was asked for (host page, API, button): the board page steps."""
         self.channel: Channel | None = None
         self.hello: Message = {}
         self._status: Message = {}
@@ -205,10 +203,6 @@ class LightsLink:
         return (b'{"type":"view","events":' + orjson.dumps(shown) + b',"view":'
                 + view_json + b"}\n")
 
-    def next_step(self) -> None:
-        self.next_presses += 1
-        self.send({"type": "next"})
-
     def retry(self) -> bool:
         """Ask the lights process to start the strip again; false if none is connected.
         Waits a moment for its new status, so the answer can say how it went."""
@@ -239,18 +233,16 @@ class LightsLink:
         with self._lock:
             if self.path is None:
                 return {"backend": "off", "ok": False, "error": OFF_ERROR,
-                        "connected": False, "next_presses": self.next_presses}
+                        "connected": False}
             if not self.connected:
                 return {"backend": self._backend, "ok": False,
-                        "error": self._error or DOWN_ERROR, "connected": False,
-                        "next_presses": self.next_presses}
+                        "error": self._error or DOWN_ERROR, "connected": False}
             status = self._status
             return {"backend": status.get("backend", self._backend),
                     "ok": bool(status.get("ok", False)),
                     "error": status.get("error") if status else "Starting the strip.",
                     "playing": bool(status.get("playing", False)),
-                    "waiting": bool(status.get("waiting", False)),
-                    "connected": True, "next_presses": self.next_presses}
+                    "connected": True}
 
     def close(self) -> None:
         self._closed = True

@@ -321,8 +321,6 @@ PATHS: dict[str, Any] = {
         "properties": {"day_start": {"type": "number"}}}))},
     "/api/v1/host/lights/retry": {"post": _host("restart a failed strip", _ok(ref("Lights")),
                                                 409)},
-    "/api/v1/host/lights/next": {"post": _host("the playback's next step (older name of "
-                                               "host/next)", _ok(ref("Lights")), 409)},
     "/api/v1/host/next": {"post": _host("the playback's next step", _ok(ref("Playback")),
                                         409)},
     "/api/v1/screen/next": {"post": _op(

@@ -144,12 +144,6 @@ class TableService:
     def lights_frame(self) -> list[tuple[int, int, int]]:
         return self.lights.frame()
 
-    def lights_next(self) -> dict[str, Any]:
-        """The older "next" route: the playback's next step; answers the view's lights."""
-        self.table.next_step()
-        lights: dict[str, Any] = self.table.current.view["lights"]
-        return lights
-
     def lights_retry(self) -> dict[str, Any]:
         if not self.lights.retry():
             raise ApiError(409, "lights_failed", "The lights process is not running, so "

@@ -21,8 +21,7 @@ def lights_summary(status: dict[str, Any]) -> dict[str, Any]:
     """What the public view says of the strip (the pacing is the table's setting)."""
     return {"backend": status.get("backend"), "ok": bool(status.get("ok")),
             "error": status.get("error"), "playing": bool(status.get("playing", False)),
-            "connected": bool(status.get("connected", False)),
-            "next_presses": int(status.get("next_presses", 0))}
+            "connected": bool(status.get("connected", False))}
 
 
 @dataclass(frozen=True, slots=True)
