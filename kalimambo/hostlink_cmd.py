@@ -62,7 +62,7 @@ def main(argv: Sequence[str]) -> int:
     if not 1 <= args.port <= 65535:
         return fail(PROG, f"--port {args.port}: must be 1 to 65535")
 
-    from kalimambo.web.app import DB_NAME
+    from kalimambo.web.store import DB_NAME
 
     path = Path(args.data_dir) / DB_NAME
     as_owner = f"kalimambo host-link --data-dir {args.data_dir} --port {args.port}"

@@ -272,7 +272,8 @@ def test_the_host_qr_code_is_only_for_the_pis_own_screen(client: Any) -> None:
 def test_a_store_from_before_seat_ids_gets_ids(tmp_path: Any) -> None:
     import sqlite3
 
-    from kalimambo.web.app import DB_NAME, create_app
+    from kalimambo.web.app import create_app
+    from kalimambo.web.store import DB_NAME
 
     config = {"DATA_DIR": str(tmp_path / "d"), "HOST_PIN": PIN, "RUNNER": "inline"}
     first = create_app(config)

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from kalimambo.web.app import DB_NAME, create_app
+from kalimambo.web.app import create_app
 from kalimambo.web.seats import COLOURS
-from kalimambo.web.store import SeatRow, Store
+from kalimambo.web.store import DB_NAME, SeatRow, Store
 from tests.conftest import PIN
 from tests.helpers import ROOT, assert_refused, end_playback, kalimambo
 

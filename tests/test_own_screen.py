@@ -22,9 +22,10 @@ from typing import Any
 
 import pytest
 
-from kalimambo.web.app import DB_NAME, create_app
+from kalimambo.web.app import create_app
 from kalimambo.web.host import FREE_TRIES, is_own_screen
 from kalimambo.web.pages import qr_svg
+from kalimambo.web.store import DB_NAME
 from tests.conftest import PIN
 from tests.helpers import assert_refused, kalimambo, wait_for
 

@@ -17,7 +17,7 @@ import pytest
 
 from kalimambo.engine.record import parse_record, replay
 from kalimambo.engine.timeline import round_steps
-from kalimambo.web.app import DB_NAME, create_app
+from kalimambo.web.app import create_app
 from kalimambo.web.errors import ApiError
 from kalimambo.web.host import HostAuth
 from kalimambo.web.replay import (
@@ -29,7 +29,7 @@ from kalimambo.web.replay import (
     most_eventful,
     strip_view,
 )
-from kalimambo.web.store import Store
+from kalimambo.web.store import DB_NAME, Store
 from kalimambo.web.table import Table
 from kalimambo.web.tasks import InlineRunner
 from tests.conftest import PIN

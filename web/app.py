@@ -10,6 +10,7 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from kalimambo.firmware.board import BoardConfig, default_board
+from kalimambo.web import limits
 from kalimambo.web.archive import Archive
 from kalimambo.web.errors import ApiError, error_body
 from kalimambo.web.events import Broadcaster
@@ -17,19 +18,17 @@ from kalimambo.web.host import HostAuth, stored_key
 from kalimambo.web.lightslink import LightsLink
 from kalimambo.web.netaddr import JoinUrl
 from kalimambo.web.service import TableService
-from kalimambo.web.store import Store
+from kalimambo.web.store import DB_NAME, Store
 from kalimambo.web.table import Table
 from kalimambo.web.tasks import InlineRunner, ThreadRunner, default_runner
 
 log = logging.getLogger(__name__)
 
-MAX_BODY = 4096
-DB_NAME = "kalimambo.sqlite3"
 
 HTTP_MESSAGES = {
     404: ("not_found", "There is nothing here."),
     405: ("method_not_allowed", "That request does not work on this address."),
-    413: ("too_large", "That request is too big (more than 4 KB)."),
+    413: ("too_large", f"That request is too big (more than {limits.MAX_BODY // 1024} KB)."),
     415: ("not_json", "Please send JSON (Content-Type: application/json)."),
 }
 
@@ -84,7 +83,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """The Flask app with its table service on ``app.extensions["kalimambo"]``."""
     app = Flask(__name__)
     app.config.update(DEFAULTS)
-    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.config["MAX_CONTENT_LENGTH"] = limits.MAX_BODY
     app.config["JSON_SORT_KEYS"] = False
     if test_config:
         app.config.update(test_config)

@@ -21,9 +21,8 @@ from typing import Any
 
 from kalimambo.engine.game import Game
 from kalimambo.engine.setup import Setup, is_int
-from kalimambo.web.store import StorageError, Store
+from kalimambo.web.store import DB_NAME, StorageError, Store
 
-DB_NAME = "kalimambo.sqlite3"
 LOCK_NAME = "kalimambo.lock"
 
 

@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+DB_NAME = "kalimambo.sqlite3"
+"""The store's file in the data directory (one place: the app, the start-up checks and
+the command line all open this one)."""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

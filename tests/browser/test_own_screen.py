@@ -20,9 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kalimambo.web.app import DB_NAME
 from kalimambo.web.pages import qr_svg
-from kalimambo.web.store import Store
+from kalimambo.web.store import DB_NAME, Store
 from tests.browser.conftest import PHONE, Server
 from tests.browser.play import WAIT_MS, console_errors
 from tests.helpers import kalimambo, wait_for
