@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import resource
 import socket
 import subprocess
 import threading
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from kalimambo.engine.rules import CARD_VALUES
+from kalimambo.web import limits
 from kalimambo.web.viewdiff import apply
 from tests.helpers import NAMES, assert_refused, kalimambo
 
@@ -200,3 +202,26 @@ def test_no_control_socket_is_opened(start_server: Any, tmp_path: Path) -> None:
     server = start_server(env={"HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)})
     assert server.state()["phase"] == "lobby"
     assert list(home.iterdir()) == [] and list(runtime.iterdir()) == []
+
+
+def test_the_table_makes_room_for_the_doors_connections(start_server: Any) -> None:
+    """Started with the 1024 open files most systems give (the door lets in 960
+    connections, a file each), the table raises its limit to ``OPEN_FILES`` for the
+    worker that holds them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < limits.OPEN_FILES:
+        pytest.skip(f"this machine allows only {hard} open files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
+    try:
+        server = start_server()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert server.proc is not None
+    children = Path(f"/proc/{server.proc.pid}/task/{server.proc.pid}/children")
+    workers = children.read_text().split()
+    assert workers, "no worker under the server"
+    for pid in (server.proc.pid, *map(int, workers)):
+        line = next(row for row in Path(f"/proc/{pid}/limits").read_text().splitlines()
+                    if row.startswith("Max open files"))
+        assert int(line.split()[3]) == limits.OPEN_FILES, line
+    assert server.state()["phase"] == "lobby"

@@ -708,3 +708,13 @@ def test_a_second_run_skips_pip_until_pyproject_changes(tmp_path: Path) -> None:
     with (checkout / "pyproject.toml").open("a") as pyproject:
         pyproject.write("\n# a new dependency\n")
     assert lines_with(dry(), "pip install --quiet -e .")
+
+
+def test_the_unit_gives_the_table_its_open_files() -> None:
+    """The table's system-call filter keeps it from raising its own limit, so the unit
+    grants the files the door's connections need (``limits.OPEN_FILES``)."""
+    from kalimambo.web import limits
+
+    unit = UNIT_TEMPLATE.read_text()
+    assert re.findall(r"^LimitNOFILE=(\d+)$", unit, re.M) == [str(limits.OPEN_FILES)]
+    assert "~@privileged @resources" in unit  # why: setrlimit is in @resources

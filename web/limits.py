@@ -57,8 +57,14 @@ fewer than ``CONNECTIONS_FEW`` gets in (503 ``too_many_connections`` for the oth
 CONNECTIONS_RESERVED = 192
 """Connections over ``CONNECTIONS_TOTAL`` kept for addresses holding fewer than
 ``CONNECTIONS_FEW``: a flood from many addresses that takes the shared 768 still leaves
-room for 32 new phones.  768 + 192 = 960 stay under ``WORKER_CONNECTIONS`` (and the 1024
-files a process gets by default)."""
+room for 32 new phones.  768 + 192 = 960 stay under ``WORKER_CONNECTIONS``."""
+
+OPEN_FILES = 4096
+"""Open files the table asks for (``kalimambo serve`` raises its soft limit to this, and the
+installed unit sets ``LimitNOFILE``): the door's 960 connections, one file each, plus the
+worker's own (the store, the lights socket, gevent's, Python's).  The 1024 a process gets
+by default (systemd's soft limit, and most desktops') left too few: on the emulated Pi on
+Trixie the last connection the door should have refused was closed unanswered instead."""
 
 CONNECTIONS_FEW = 6
 """What an address may always hold while the shared connections are taken: a browser's
