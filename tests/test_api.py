@@ -348,6 +348,7 @@ def test_new_game_archives_the_old_one(client: Any, host_token: str) -> None:
     games = client.get("/api/v1/games").json["games"]
     assert [g["id"] for g in games] == [old["game_id"], view["game_id"]]
     assert games[0]["rounds"] == 1 and games[0]["players"] == NAMES
+    assert games[1]["rounds"] == 0  # the new lobby: no rounds row counted
     record = client.get(f"/api/v1/games/{old['game_id']}/record").json
     assert record["rounds"] == [{"cards": old["last_round"]["cards"],
                                  "kali": old["last_round"]["kali"]}]

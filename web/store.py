@@ -318,6 +318,12 @@ class Store:
             ("UPDATE games SET finished = NULL WHERE id = ?", (game_id,)),
         )
 
+    def round_counts(self) -> dict[int, int]:
+        """How many rounds each game has played (games without one are left out): one
+        query for the whole archive, not one per game."""
+        rows = self._db.execute("SELECT game_id, COUNT(*) FROM rounds GROUP BY game_id")
+        return {int(game_id): int(count) for game_id, count in rows}
+
     def rounds(self, game_id: int) -> list[RoundRow]:
         rows = self._db.execute("SELECT round, cards, kali FROM rounds WHERE game_id = ? "
                                 "ORDER BY round", (game_id,))

@@ -554,15 +554,14 @@ class Table:
             return self.game.record()
 
     def games(self) -> list[dict[str, Any]]:
-        """The archive and the current game, oldest first."""
+        """The archive and the current game, oldest first (two queries, whatever its size:
+        the lock is held while they run)."""
         with self.lock:
-            out = []
-            for row in self.store.games():
-                rounds = self.store.rounds(row.id)
-                out.append({"id": row.id, "created": row.created, "started": row.started,
-                            "finished": row.finished, "current": row.id == self.game_id,
-                            "players": row.players or [], "rounds": len(rounds)})
-            return out
+            counts = self.store.round_counts()
+            return [{"id": row.id, "created": row.created, "started": row.started,
+                     "finished": row.finished, "current": row.id == self.game_id,
+                     "players": row.players or [], "rounds": counts.get(row.id, 0)}
+                    for row in self.store.games()]
 
     def game_record(self, game_id: int) -> dict[str, Any]:
         with self.lock:
