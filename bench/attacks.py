@@ -35,7 +35,6 @@ import contextlib
 import json
 import os
 import re
-import resource
 import signal
 import socket
 import statistics
@@ -50,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.sse import rss_kb
+from kalimambo.web import limits
 from tests.helpers import ROOT, child_pids, free_port, runs
 
 PIN = "4821"
@@ -409,11 +409,7 @@ def attack_table(port: int, key: str, worker: int, results: Results) -> None:
 def room_for_the_attackers(want: int = 4096) -> None:
     """1050 sockets at once need more than the 1024 files a login shell gets by default:
     the attackers' own limit, not the table's (inside the Pi the bench stopped on it)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or soft >= want:
-        return
-    resource.setrlimit(resource.RLIMIT_NOFILE,
-                       (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+    limits.raise_open_files(want)
 
 
 def main() -> None:

@@ -255,27 +255,18 @@ def told_of_stops(on_stop: Callable[[], None]) -> Callable[[Any], None]:
     return when_ready
 
 
-def room_for_connections() -> int:
-    """Raise this process's soft limit of open files to ``limits.OPEN_FILES`` (within the
-    hard limit), before gunicorn forks its worker; the limit now in force."""
+def room_for_connections() -> None:
+    """``limits.OPEN_FILES`` open files for the door's connections, before gunicorn forks
+    its worker; said on stderr when the system allows fewer."""
     import resource
 
     from kalimambo.web import limits
 
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = limits.OPEN_FILES if hard == resource.RLIM_INFINITY else min(limits.OPEN_FILES,
-                                                                         hard)
-    if soft != resource.RLIM_INFINITY and soft < want:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-            soft = want
-        except (OSError, ValueError) as error:  # a sandbox that forbids it sets it itself
-            print(f"kalimambo serve: open files stay at {soft}: {error}", file=sys.stderr)
-    if soft != resource.RLIM_INFINITY and soft < limits.OPEN_FILES:
+    if not limits.raise_open_files(limits.OPEN_FILES):
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         print(f"kalimambo serve: only {soft} open files allowed (the door may take "
               f"{limits.CONNECTIONS_TOTAL + limits.CONNECTIONS_RESERVED} connections); "
               f"a flood may leave the table none of its own", file=sys.stderr)
-    return int(soft)
 
 
 def run(host: str, port: int, config: dict[str, Any],

@@ -193,12 +193,9 @@ def rss_kb(pid: int) -> int:
 @pytest.fixture
 def many_files() -> None:
     """Room for a thousand sockets in this process (the soft limit is often 1024)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = 4096
-    if hard != resource.RLIM_INFINITY and hard < want:
+    if not limits.raise_open_files(4096):
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         pytest.skip(f"this process may open only {hard} files")
-    if soft != resource.RLIM_INFINITY and soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
 
 
 # -- finding 1: event streams and half-sent bodies -----------------------------------------

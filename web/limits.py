@@ -66,6 +66,25 @@ worker's own (the store, the lights socket, gevent's, Python's).  The 1024 a pro
 by default (systemd's soft limit, and most desktops') left too few: on the emulated Pi on
 Trixie the last connection the door should have refused was closed unanswered instead."""
 
+
+
+def raise_open_files(want: int) -> bool:
+    """Raise this process's soft limit of open files to ``want`` (within the hard limit):
+    whether it now allows ``want``.  The table, its floods' bench and their tests all
+    need more than the 1024 most systems give."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= want:
+        return True
+    allowed = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (allowed, hard))
+    except (OSError, ValueError):  # a sandbox that forbids it (the unit sets it itself)
+        return False
+    return allowed >= want
+
+
 CONNECTIONS_FEW = 6
 """What an address may always hold while the shared connections are taken: a browser's
 6 connections to one host."""
