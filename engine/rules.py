@@ -37,6 +37,13 @@ DEFAULT_TRACK_LENGTH = 32
 MAX_TRACK_LENGTH = 1000
 
 
+def forward(start: int, end: int, length: int) -> int:
+    """How many spaces forward from ``start`` to ``end`` on a track of ``length``
+    (0 .. length - 1): the one ring sum of the Python side (the pages' is
+    ``common/ring.js`` ``forward``)."""
+    return (end - start) % length
+
+
 class Board:
     """Where everything stands and the minus points so far.
 
@@ -57,7 +64,7 @@ class Board:
         players = len(self.positions) - 1
         self.minus = list(minus) if minus is not None else [0] * players
         self.order = sorted(range(len(self.positions)),
-                            key=lambda f: (self.positions[f] - rhino) % length)
+                            key=lambda f: forward(rhino, self.positions[f], length))
 
     def copy(self) -> Board:
         other = Board.__new__(Board)
@@ -72,7 +79,7 @@ class Board:
 
     def distance(self, figure: int) -> int:
         """How many spaces ``figure`` stands ahead of Mambo."""
-        return (self.positions[figure] - self.rhino) % self.length
+        return forward(self.rhino, self.positions[figure], self.length)
 
     def play_round(self, cards: Sequence[int], names: Sequence[str] | None = None,
                    events: list[Event] | None = None) -> None:
@@ -119,9 +126,9 @@ class Board:
             order.remove(figure)
             if passed_rhino:
                 target = self._first_free_after_rhino(start)
-                distance = (target - rhino) % length
+                distance = forward(rhino, target, length)
                 index = 0
-                while (positions[order[index]] - rhino) % length < distance:
+                while forward(rhino, positions[order[index]], length) < distance:
                     index += 1
                 order.insert(index, figure)
             else:
@@ -138,7 +145,7 @@ class Board:
                 new_rhino = positions[rammed] - 1
                 if new_rhino < 0:
                     new_rhino += length
-                spaces = (new_rhino - rhino) % length
+                spaces = forward(rhino, new_rhino, length)
                 if events is not None and names is not None:
                     events.append(RhinoRun(rhino, new_rhino, spaces, names[rammed]))
                 rhino = self.rhino = new_rhino

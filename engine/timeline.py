@@ -20,6 +20,11 @@ that changes the real board (a move, a dung hit, Mambo's run, a group of penalti
 the reveal get the whole pause; a figure that stays, with nothing to move, a little
 over half of it, still long enough to read its line."""
 
+END_SECONDS = 1.0
+"""How long a round's end is shown (its ``round_end``: a sweep on the strip, a line on
+the board), in any pacing and at any pause.  It comes with the playback's end, after
+the last step, so a long one would hold back the next round's reveal."""
+
 EventDict = Mapping[str, Any]
 
 

@@ -21,12 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kalimambo.engine.pacing import DEFAULT_PAUSE_MS
 from kalimambo.firmware.backends import is_armv6, read_model
 from kalimambo.firmware.board import BoardConfig
 from kalimambo.firmware.controls import Controls
 from kalimambo.firmware.lights import Lights
-from kalimambo.firmware.wire import PROTOCOL, Channel, Message, leds_to_hex
+from kalimambo.firmware.wire import PROTOCOL, Channel, Message, apply_patch, leds_to_hex
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +58,8 @@ class LightsAgent:
         if self.controls is not None and self.controls.buzzer is not None:
             self.lights.on_cue = self.controls.cue
         self.channel: Channel | None = None
+        self._view: dict[str, Any] | None = None
+        """The table's view as of its last message (patches apply to it)."""
         self.connections = 0
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -162,7 +163,7 @@ class LightsAgent:
             channel = Channel(sock, self._on_message, name="table")
             channel.send(self._hello())
             self._watch_until, self._sent_status, self._sent_frame = 0.0, None, None
-            self.channel = channel
+            self.channel, self._view = channel, None
             self.connections += 1
             channel.start()
             self._wake.set()
@@ -202,7 +203,7 @@ class LightsAgent:
     def _on_message(self, message: Message) -> None:
         kind = message["type"]
         handlers: dict[str, Callable[[Message], None]] = {
-            "hello": self._on_hello, "view": self._on_view, "pacing": self._on_pacing,
+            "hello": self._on_hello, "view": self._on_view, "patch": self._on_patch,
             "retry": self._on_retry, "watch": self._on_watch,
             "error": self._on_error}
         handler = handlers.get(kind)
@@ -217,15 +218,29 @@ class LightsAgent:
                       "version of kalimambo for both", message.get("protocol"), PROTOCOL)
 
     def _on_view(self, message: Message) -> None:
-        view, events = message.get("view"), message.get("events")
+        """The whole view (on connecting): drawn as it is, nothing animated."""
+        view = message.get("view")
         if isinstance(view, dict):
-            self.lights.update(view, events if isinstance(events, list) else None)
+            self._view = view
+            self.lights.update(view, whole=True)
 
-    def _on_pacing(self, message: Message) -> None:
+    def _on_patch(self, message: Message) -> None:
+        """What changed: applied to the view held here; its ``happened`` is animated.  A
+        patch that does not fit (a message lost) asks the table for the whole view."""
+        ops = message.get("ops")
         try:
-            self.lights.set_pause(int(message.get("pause_ms", DEFAULT_PAUSE_MS)))
-        except (TypeError, ValueError) as error:
-            log.warning("a bad pacing from the table: %s", error)
+            if self._view is None or not isinstance(ops, list):
+                raise ValueError("no view to patch yet")
+            apply_patch(self._view, ops)
+        except (ValueError, KeyError, IndexError, TypeError) as error:
+            log.warning("a patch from the table did not apply (%s): asking for the view",
+                        error)
+            self._view = None
+            channel = self.channel
+            if channel is not None:
+                channel.send({"type": "want_view"})
+            return
+        self.lights.update(self._view)
 
     def _on_retry(self, message: Message) -> None:
         self.lights.retry()

@@ -15,8 +15,10 @@ import time
 from typing import Any
 
 from kalimambo.engine import Game, random_setup
+from kalimambo.engine.pacing import DEFAULT_PAUSE_MS
 from kalimambo.engine.rules import EXPLORER_COLOURS
 from kalimambo.engine.setup import SAMPLE_NAMES
+from kalimambo.engine.timeline import round_steps, step_seconds
 from kalimambo.firmware.board import BoardConfig, parse_board
 from kalimambo.firmware.lights import Lights
 
@@ -49,8 +51,16 @@ def _busy_lights(board: BoardConfig, now: list[float]) -> Lights:
     lights = Lights(board, "sim", clock=lambda: now[0], run_thread=False)
     lights.update(_view(game))
     lights.show.steps.clear()
-    events = game.play_round({p: rng.choice(game.hand(p)) for p in PLAYERS})
-    lights.update(_view(game), [e.to_dict() for e in events])
+    events = [e.to_dict() for e in
+              game.play_round({p: rng.choice(game.hand(p)) for p in PLAYERS})]
+    steps = round_steps(events)
+    told, first = [], 0
+    for step, seconds in zip(steps, step_seconds(steps, DEFAULT_PAUSE_MS), strict=True):
+        count = sum(1 for e in step.events if e["type"] != "round_end")
+        told.append({"type": "step_shown", "kind": step.kind, "first": first,
+                     "count": count, "seconds": seconds})
+        first += len(step.events)
+    lights.update({**_view(game), "playback": {"shown": events}, "happened": told})
     return lights
 
 
@@ -59,7 +69,7 @@ def frame_times(led_count: int, frames: int = 3000) -> dict[str, float]:
     board = bench_board(led_count)
     now = [0.0]
     lights = _busy_lights(board, now)
-    round_s = sum(seconds for _, seconds in lights.show.steps)
+    round_s = sum(step.seconds for step in lights.show.steps)
     step = round_s / frames
     times: list[float] = []
     for i in range(frames):

@@ -1,6 +1,6 @@
 """The lights the table drives: the show, the output pipeline and a backend, on a thread.
 
-The table calls ``update(view, new_events)`` after every change and never waits
+The table calls ``update(view)`` after every change and never waits
 on the strip: frames are computed on a background thread (a greenlet under
 gevent's monkey patching), and a strip that fails to start or fails mid-game
 only turns ``status()`` not-ok; frames keep being computed, ``frame()`` keeps
@@ -50,7 +50,7 @@ class Lights:
         self._backend_lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
-        self.show = Show(board.spaces, board.pause_ms)
+        self.show = Show(board.spaces)
         self.output = Output(board)
         self._override: list[RGB] | None = None
         self._frame: list[RGB] = [(0, 0, 0)] * board.led_count
@@ -117,18 +117,11 @@ class Lights:
         return self.status()
 
     # -- what the table calls -----------------------------------------------------
-    def update(self, view: Mapping[str, Any],
-               new_events: Sequence[Mapping[str, Any]] | None = None) -> None:
-        """The table's latest public view; ``new_events`` are animated first."""
+    def update(self, view: Mapping[str, Any], whole: bool = False) -> None:
+        """The table's latest public view: its ``happened`` is animated, unless it is
+        ``whole`` (the first view, or a fresh start), which is drawn as it is."""
         with self._lock:
-            self.show.update(view, new_events, self.clock())
-        self._wake.set()
-        self._status_check()
-
-    def set_pause(self, pause_ms: int) -> None:
-        """The table's pause per step (its setting ``pause_ms``)."""
-        with self._lock:
-            self.show.set_pause(pause_ms)
+            self.show.update(view, self.clock(), whole)
         self._wake.set()
         self._status_check()
 

@@ -12,7 +12,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kalimambo.engine.pacing import DEFAULT_PAUSE_MS, PAUSE_MS_MAX, PAUSE_MS_MIN
 from kalimambo.firmware.scene import (
     DARK,
     EXPLORER_COLOURS,
@@ -24,90 +23,97 @@ from kalimambo.firmware.scene import (
     scene_from_view,
     seat_colours,
 )
-from kalimambo.firmware.steps import Drawing, Step, rewind, setup_step, steps_from_events
+from kalimambo.firmware.steps import (
+    Drawing,
+    Step,
+    rewind,
+    round_end_step,
+    setup_step,
+    table_step,
+)
 
 MAX_QUEUED_STEPS = 200
 ATTRACT_COLOURS: tuple[RGB, ...] = (*EXPLORER_COLOURS.values(), MAMBO_COLOUR, KALI_COLOUR)
+START_AFRESH = frozenset({"step_skipped", "round_undone", "lobby_opened", "replay_started",
+                          "replay_stopped"})
+"""What the table says that makes whatever is playing out of date: draw the view."""
 
 
-def _skipped(view: Mapping[str, Any]) -> bool:
-    """The view's playback is at a step the host skipped to: draw it, do not animate."""
+def _shown(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     playback = view.get("playback")
-    current = playback.get("current") if isinstance(playback, Mapping) else None
-    return isinstance(current, Mapping) and current.get("skipped") is True
+    shown = playback.get("shown") if isinstance(playback, Mapping) else None
+    return shown if isinstance(shown, list) else []
 
 
-def _key(view: Mapping[str, Any]) -> tuple[Any, int]:
-    history = view.get("history")
-    rounds = len(history) if isinstance(history, list) else view.get("round", 0)
-    return view.get("game_id"), rounds if isinstance(rounds, int) else 0
+def _int(value: Any, default: int = 0) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
 class Show:
-    """The steady picture of the latest view, the queued event steps, and the idle
-    and celebration animations."""
+    """The steady picture of the latest view, the queued steps the table told of, and
+    the idle and celebration animations."""
 
-    def __init__(self, spaces: int, pause_ms: int = DEFAULT_PAUSE_MS) -> None:
+    def __init__(self, spaces: int) -> None:
         self.spaces = spaces
-        self.pause_s = pause_ms / 1000
         self.view: Mapping[str, Any] = {}
         self.phase = "lobby"
         self.target = Scene(spaces)
         self.scene = Scene(spaces)
         """The scene before the current step (equals ``target`` once all are done)."""
-        self.steps: list[tuple[Step, float]] = []
-        """Queued steps with their durations in seconds."""
+        self.steps: list[Step] = []
+        """Queued steps, each as long as the table said."""
         self.step_start = 0.0
-        self.key: tuple[Any, int] = (None, 0)
-        self.intro_done: set[Any] = set()
         self.winner_colours: tuple[RGB, ...] = ()
         self.cued: Step | None = None
 
     # -- input --------------------------------------------------------------------
-    def set_pause(self, pause_ms: int) -> None:
-        """The table's pause per step of weight 1 (its cursor, in either pacing, decides
-        when a step comes: the strip only times the animation of each)."""
-        if not PAUSE_MS_MIN <= pause_ms <= PAUSE_MS_MAX:
-            raise ValueError(f"pause_ms must be {PAUSE_MS_MIN} to {PAUSE_MS_MAX}")
-        self.pause_s = pause_ms / 1000
-
-    def update(self, view: Mapping[str, Any], events: Sequence[Mapping[str, Any]] | None,
-               now: float) -> None:
-        """Take the table's latest view; ``events`` (just resolved) are animated first."""
+    def update(self, view: Mapping[str, Any], now: float, whole: bool = False) -> None:
+        """Take the table's latest view (during a replay, the replay's board over it) and
+        act on its ``happened``: a step to animate for the table's time, its round's end,
+        a new game's set-up; a skip, an undo, a new lobby or a replay's start or end
+        draws the view at once.  A ``whole`` view (the first after connecting) is drawn
+        as it is.  Nothing here compares two views."""
         target = scene_from_view(view, self.spaces)
-        key = _key(view)
-        phase = str(view.get("phase", "lobby"))
-        if events:
-            length = view.get("track_length")
-            length = length if isinstance(length, int) and length > 0 else self.spaces
-            steps = steps_from_events(events, target.colours, length, self.spaces)
-            self._drop_flourishes(now)
-            if not self.steps:
-                self.scene = rewind(target, events, length)
-                self.step_start = now
-            self._queue(steps)
-        elif (key != self.key and key != (self.key[0], self.key[1] + 1)) \
-                or (phase != self.phase and phase == "lobby") or _skipped(view):
-            # Undo, a new game, a restart, a skip: whatever was playing is out of date.
-            # (One more round in the history is the playback ending, in its own
-            # message right after its last step: that step goes on being animated.)
+        length = _int(view.get("track_length"), self.spaces) or self.spaces
+        replaying = bool(view.get("replay"))
+        happened = view.get("happened")
+        if whole or not isinstance(happened, list):
+            happened = []
             self.steps = []
-            self.scene = target.copy()
+        for told in happened:
+            if not isinstance(told, Mapping):
+                continue
+            kind = told.get("type")
+            if kind in ("step_shown", "playback_ended") and bool(told.get("replay")) \
+                    != replaying:
+                continue  # the other board's (a live table behind a replay)
+            seconds = float(told.get("seconds") or 0.0)
+            if kind == "step_shown":
+                first = _int(told.get("first"))
+                events = _shown(view)[first:first + _int(told.get("count"))]
+                step = table_step(str(told.get("kind")), events, seconds, target.colours,
+                                  length, self.spaces)
+                self._drop_flourishes(now)
+                if not self.steps:
+                    self.scene = rewind(target, events, length)
+                    self.step_start = now
+                self._queue(step)
+            elif kind == "playback_ended" and not told.get("skipped"):
+                self._queue(round_end_step(_shown(view)[_int(told.get("first")):], seconds))
+            elif kind == "game_started" and target.figures:
+                setup = view.get("setup")
+                order = setup.get("order", []) if isinstance(setup, Mapping) else []
+                self.steps, self.step_start, self.scene = [], now, target.copy()
+                self._queue(setup_step(target, [str(n) for n in order]))
+            elif kind in START_AFRESH:
+                self.steps = []
         if not self.steps:
             self.scene = target.copy()
-        self.key, self.phase, self.view, self.target = key, phase, view, target
+        self.phase = str(view.get("phase", "lobby"))
+        self.view, self.target = view, target
         winners = view.get("winners") or []
         colours = seat_colours(view)
         self.winner_colours = tuple(colours[w] for w in winners if w in colours)
-        game_id = view.get("game_id", key)
-        if (phase in ("picking", "resolving") and key[1] == 0 and not events
-                and game_id not in self.intro_done and target.figures):
-            self.intro_done.add(game_id)
-            setup = view.get("setup")
-            order = setup.get("order", []) if isinstance(setup, Mapping) else []
-            if not self.steps:
-                self.step_start = now
-            self._queue([setup_step(target, [str(n) for n in order])])
 
     def _drop_flourishes(self, now: float) -> None:
         """A step of the table's cursor has come: the set-up's intro and the last round's
@@ -116,17 +122,14 @@ class Show:
         if not self.steps:
             return
         current = self.steps[0]
-        self.steps = [queued for queued in self.steps if not queued[0].always_auto]
+        self.steps = [queued for queued in self.steps if not queued.always_auto]
         if self.steps and self.steps[0] is not current:
             self.step_start = now
 
-    def _queue(self, steps: list[Step]) -> None:
-        """Queue steps at the table's pace: weight x pause, as the table's cursor times
-        them (``engine.timeline.step_seconds``), so the strip keeps up with it."""
-        for step in steps:
-            seconds = step.weight * (self.pause_s if not step.always_auto else 1.0)
-            self.steps.append((step, seconds))
-        del self.steps[:-MAX_QUEUED_STEPS]
+    def _queue(self, step: Step | None) -> None:
+        if step is not None:
+            self.steps.append(step)
+            del self.steps[:-MAX_QUEUED_STEPS]
 
     # -- time ---------------------------------------------------------------------
     @property
@@ -137,16 +140,16 @@ class Show:
         """Move past finished steps; the cues of steps that began."""
         cues: list[str] = []
         while self.steps:
-            step, seconds = self.steps[0]
-            if now - self.step_start < seconds:
+            step = self.steps[0]
+            if now - self.step_start < step.seconds:
                 break
             self.steps.pop(0)
             step.apply(self.scene)
-            self.step_start += seconds
+            self.step_start += step.seconds
         if not self.steps:
             self.scene = self.target.copy()
-        elif self.steps[0][0] is not self.cued:
-            self.cued = self.steps[0][0]
+        elif self.steps[0] is not self.cued:
+            self.cued = self.steps[0]
             if self.cued.cue:
                 cues.append(self.cued.cue)
         return cues
@@ -158,9 +161,9 @@ class Show:
     def draw(self, now: float) -> Drawing:
         """The picture at ``now``: the current step, or the phase's picture."""
         if self.steps:
-            step, seconds = self.steps[0]
+            step = self.steps[0]
             elapsed = now - self.step_start
-            u = min(1.0, max(0.0, elapsed / seconds)) if seconds > 0 else 1.0
+            u = min(1.0, max(0.0, elapsed / step.seconds)) if step.seconds > 0 else 1.0
             return step.draw(self.scene, u)
         if self.phase == "lobby" or (not self.target.figures and self.phase != "finished"):
             return attract(self.spaces, now), []

@@ -1,9 +1,11 @@
-"""One animation step per event of a round, drawn over the scene before it.
+"""One animation per step of the table's playback, drawn over the scene before it.
 
-Each step knows how long it wants (relative to the pause per event), how it
-looks at a fraction ``u`` (0..1) of its time, what it changes in the scene when
-it ends, and which buzzer cue goes with it.  Drawing is plain list work on one
-colour per space, cheap enough for 60 frames per second on a Pi Zero 2 W.
+The table makes a round's steps (``kalimambo.engine.timeline``: a run of penalties
+for one hit is one step) and says how long each lasts; a step here is one of them,
+made from its events.  It knows how it looks at a fraction ``u`` (0..1) of its time,
+what it changes in the scene when it ends, and which buzzer cue goes with it.
+Drawing is plain list work on one colour per space, cheap enough for 60 frames per
+second on a Pi Zero 2 W.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kalimambo.engine.events import KALI
-from kalimambo.engine.timeline import WEIGHTS as TIMELINE_WEIGHTS
+from kalimambo.engine.rules import forward
 from kalimambo.firmware.scene import (
     DARK,
     MAMBO_COLOUR,
@@ -32,15 +34,11 @@ TRAVEL_SHARE = 0.6
 """The part of a move or a run spent travelling; the rest holds the result."""
 
 
-def _forward(a: int, b: int, length: int) -> int:
-    return (b - a) % length
-
-
 @dataclass(slots=True)
 class Step:
-    """An animation step: ``weight`` x the pause per event long."""
+    """An animation step, ``seconds`` long (the table's time for it)."""
 
-    weight: float = 1.0
+    seconds: float = 1.0
     cue: str | None = None
     always_auto: bool = False
 
@@ -96,7 +94,7 @@ class MoveStep(Step):
         moved.figures.pop(self.figure, None)
         top, under = moved.draw()
         colour = scene.colour(self.figure)
-        distance = _forward(self.from_space, self.to_space, length)
+        distance = forward(self.from_space, self.to_space, length)
         travelled = round(min(1.0, u / TRAVEL_SHARE) * distance)
         head = (self.from_space + travelled) % length
         occupied = set(moved.figures.values())
@@ -156,7 +154,7 @@ class RhinoStep(Step):
         moved = scene.copy()
         moved.rhino = None
         top, under = moved.draw()
-        distance = _forward(self.from_space, self.to_space, length)
+        distance = forward(self.from_space, self.to_space, length)
         travelled = round(min(1.0, u / TRAVEL_SHARE) * distance)
         fade = 1.0 if u < TRAVEL_SHARE else 1.0 - (u - TRAVEL_SHARE) / (1 - TRAVEL_SHARE)
         streak = scale(MAMBO_COLOUR, 0.35 * fade)
@@ -246,16 +244,7 @@ def setup_step(scene: Scene, order: Sequence[str]) -> SetupStep:
     if KALI in scene.figures:
         names.append(KALI)
     pieces += [(name, scene.figures[name]) for name in names]
-    return SetupStep(weight=0.3 * len(pieces) + 1.0, pieces=tuple(pieces), always_auto=True)
-
-
-WEIGHTS = TIMELINE_WEIGHTS
-"""The timeline's weights, so each step lasts as long on the strip as the table's cursor
-holds it."""
-ROUND_END_S = 1.0
-"""The round's end is a short sweep of its own (any pacing, any pause): it comes with
-the playback's end, after the last step, so a long one would make the strip lag behind
-the next round's reveal."""
+    return SetupStep(seconds=0.3 * len(pieces) + 1.0, pieces=tuple(pieces), always_auto=True)
 
 
 def rewind(scene_after: Scene, events: Sequence[Mapping[str, Any]], track_length: int
@@ -272,44 +261,41 @@ def rewind(scene_after: Scene, events: Sequence[Mapping[str, Any]], track_length
     return scene
 
 
-def steps_from_events(events: Sequence[Mapping[str, Any]], colours: Mapping[str, RGB],
-                      track_length: int, spaces: int) -> list[Step]:
-    """One step per event (a run of penalties for the same hit makes one flash)."""
-    steps: list[Step] = []
+def table_step(kind: str, events: Sequence[Mapping[str, Any]], seconds: float,
+               colours: Mapping[str, RGB], track_length: int, spaces: int) -> Step | None:
+    """The animation of one of the table's steps (its ``kind`` and events), ``seconds``
+    long; None for a kind this strip does not know (a newer table's)."""
+    if not events:
+        return None
+    event = events[0]
 
     def at(value: Any) -> int:
         return map_space(int(value), track_length, spaces)
 
-    i = 0
-    while i < len(events):
-        event = events[i]
-        kind = event.get("type")
-        weight = WEIGHTS.get(str(kind), 0.5)
-        if kind == "reveal":
-            steps.append(RevealStep(weight))
-        elif kind == "stay":
-            steps.append(StayStep(weight, figure=event["figure"], space=at(event["space"])))
-        elif kind == "move":
-            steps.append(MoveStep(weight, figure=event["figure"],
-                                  from_space=at(event["from_space"]),
-                                  to_space=at(event["to_space"])))
-        elif kind == "dung":
-            steps.append(DungStep(weight, cue="dung", figure=event["figure"],
-                                  space=at(event["space"])))
-        elif kind == "rhino_run":
-            steps.append(RhinoStep(weight, cue="rhino", from_space=at(event["from_space"]),
-                                   to_space=at(event["to_space"]), rammed=event["rammed"]))
-        elif kind == "penalty":
-            payers = [event["player"]]
-            while (i + 1 < len(events) and events[i + 1].get("type") == "penalty"
-                   and events[i + 1].get("figure") == event.get("figure")
-                   and events[i + 1].get("cause") == event.get("cause")):
-                i += 1
-                payers.append(events[i]["player"])
-            steps.append(PenaltyStep(weight, payers=tuple(payers), figure=event["figure"],
-                                     colours=tuple(colours.get(p, WHITE) for p in payers)))
-        elif kind == "round_end":
-            steps.append(RoundEndStep(ROUND_END_S, always_auto=True,
-                                      cue="win" if event.get("game_over") else "round_end"))
-        i += 1
-    return steps
+    if kind == "reveal":
+        return RevealStep(seconds)
+    if kind == "stay":
+        return StayStep(seconds, figure=event["figure"], space=at(event["space"]))
+    if kind == "move":
+        return MoveStep(seconds, figure=event["figure"], from_space=at(event["from_space"]),
+                        to_space=at(event["to_space"]))
+    if kind == "dung":
+        return DungStep(seconds, cue="dung", figure=event["figure"], space=at(event["space"]))
+    if kind == "rhino_run":
+        return RhinoStep(seconds, cue="rhino", from_space=at(event["from_space"]),
+                         to_space=at(event["to_space"]), rammed=event["rammed"])
+    if kind == "penalty":  # the table's step is the whole run of one hit's penalties
+        payers = tuple(str(e["player"]) for e in events if e.get("type") == "penalty")
+        return PenaltyStep(seconds, payers=payers, figure=event["figure"],
+                           colours=tuple(colours.get(p, WHITE) for p in payers))
+    return None
+
+
+def round_end_step(events: Sequence[Mapping[str, Any]], seconds: float) -> Step | None:
+    """The round's end (its closing ``round_end``), for the table's ``seconds``; the
+    last round's is the game's end."""
+    end = next((e for e in events if e.get("type") == "round_end"), None)
+    if end is None:
+        return None
+    return RoundEndStep(seconds, always_auto=True,
+                        cue="win" if end.get("game_over") else "round_end")

@@ -13,6 +13,7 @@ connection, and the lights process connects again.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import logging
 import queue
@@ -25,8 +26,9 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-PROTOCOL = 1
-"""Bumped only for a change an older peer would misread; additions keep it."""
+PROTOCOL = 2
+"""Bumped only for a change an older peer would misread; additions keep it.  2: the
+table sends the whole view once, then patches (``patch_message``); no pacing."""
 MAX_LINE = 4 << 20
 """A longer line is a broken peer (a whole game's view is well under 1 MB)."""
 QUEUE_SIZE = 256
@@ -50,6 +52,64 @@ def decode(line: bytes) -> Message:
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise ValueError("a message is a JSON object with a string 'type'")
     return data
+
+
+def whole_message(view_json: bytes) -> bytes:
+    """The whole view, from its ready-made JSON: on connecting, or when asked again."""
+    return b'{"type":"view","view":' + view_json + b"}\n"
+
+
+def patch_message(patch_json: bytes) -> bytes:
+    """What changed since the last message, as the event stream's JSON Patch; the view's
+    ``happened`` in it says what to animate."""
+    return b'{"type":"patch","ops":' + patch_json + b"}\n"
+
+
+def _unescape(part: str) -> str:
+    return part.replace("~1", "/").replace("~0", "~")
+
+
+def _walk(doc: Any, pointer: str) -> tuple[Any, str]:
+    parts = [_unescape(p) for p in pointer.split("/")[1:]]
+    target = doc
+    for part in parts[:-1]:
+        target = target[int(part)] if isinstance(target, list) else target[part]
+    return target, parts[-1]
+
+
+def _get(doc: Any, pointer: str) -> Any:
+    parent, last = _walk(doc, pointer)
+    return parent[int(last)] if isinstance(parent, list) else parent[last]
+
+
+def apply_patch(doc: dict[str, Any], ops: list[Message]) -> dict[str, Any]:
+    """Apply a patch made by ``kalimambo.web.viewdiff.diff`` (the subset of RFC 6902 it
+    uses) to ``doc`` in place; ValueError when its ``test`` fails (the lights process
+    then asks for the whole view again; the pages do the same in ``common/patch.js``)."""
+
+    for op in ops:
+        kind = op["op"]
+        if kind == "test":
+            if _get(doc, op["path"]) != op["value"]:
+                raise ValueError(f"patch test failed at {op['path']}")
+            continue
+        if kind == "copy":
+            value = copy.deepcopy(_get(doc, op["from"]))
+        elif kind == "remove":
+            parent, last = _walk(doc, op["path"])
+            del parent[int(last) if isinstance(parent, list) else last]
+            continue
+        else:
+            value = op["value"]
+        parent, last = _walk(doc, op["path"])
+        if isinstance(parent, list):
+            if last == "-":
+                parent.append(value)
+            else:
+                parent[int(last)] = value
+        else:
+            parent[last] = value
+    return doc
 
 
 def leds_to_hex(frame: list[tuple[int, int, int]]) -> str:

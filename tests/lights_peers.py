@@ -1,10 +1,14 @@
 """Hand-driven ends of the lights socket for the tests: a fake lights process to test the
 table's end, a fake table to test the lights process's end.  Both speak the wire format
-by hand (json and a socket), so a mistake in ``kalimambo.firmware.wire`` cannot hide itself."""
+by hand (json and a socket), so a mistake in ``kalimambo.firmware.wire``'s framing cannot
+hide itself.  The fake lights process keeps the table's view as the real one does: the
+whole view, then each patch applied (``apply_patch``), each message's result kept as
+its ``"now"``."""
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import socket
 import threading
@@ -12,7 +16,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-PROTOCOL = 1
+from kalimambo.firmware.wire import apply_patch
+
+PROTOCOL = 2
 
 
 class Peer:
@@ -24,6 +30,8 @@ class Peer:
         self.messages: list[dict[str, Any]] = []
         self.closed = threading.Event()
         self.on_message = on_message
+        self.view: dict[str, Any] | None = None
+        """The view as of the last ``view`` or ``patch`` message."""
         self._cond = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -43,6 +51,12 @@ class Peer:
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
                 message = json.loads(line)
+                if message["type"] == "view":
+                    self.view = message["view"]
+                elif message["type"] == "patch" and self.view is not None:
+                    apply_patch(self.view, message["ops"])
+                if message["type"] in ("view", "patch"):
+                    message["now"] = copy.deepcopy(self.view)
                 with self._cond:
                     self.messages.append(message)
                     self._cond.notify_all()
@@ -51,6 +65,21 @@ class Peer:
 
     def send(self, message: dict[str, Any]) -> None:
         self.sock.sendall(json.dumps(message).encode() + b"\n")
+
+    def expect_view(self, check: Callable[[dict[str, Any]], bool], timeout: float = 10.0
+                    ) -> dict[str, Any]:
+        """The first message after which the view held here passes ``check``."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for message in self.messages:
+                    if "now" in message and message["now"] is not None \
+                            and check(message["now"]):
+                        return message
+                left = deadline - time.monotonic()
+                if left <= 0 or self.closed.is_set():
+                    raise AssertionError("no view passing the check came")
+                self._cond.wait(left)
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         with self._cond:

@@ -14,6 +14,7 @@ from kalimambo.firmware.board import parse_board
 from kalimambo.firmware.controls import CUES, Controls
 from kalimambo.firmware.lights import create_lights
 from tests.helpers import wait_for
+from tests.playback_views import play_round
 
 PLAYERS = ["Ana", "Ben", "Caro"]
 
@@ -67,10 +68,11 @@ class Table:
         self.games += 1
 
     def play(self) -> None:
-        events = self.game.play_round({"Ana": 7, "Ben": 11, "Caro": 3})
-        self.lights.update({"phase": "picking", "positions": self.game.positions(),
-                            "history": [{}] * len(self.game.rounds)},
-                           [e.to_dict() for e in events])
+        for message in play_round(self.game, {"Ana": 7, "Ben": 11, "Caro": 3},
+                                  lambda game: {"phase": "picking",
+                                                "positions": game.positions(),
+                                                "history": [{}] * len(game.rounds)}):
+            self.lights.update(message)
 
     def undo(self) -> None:
         self.game.undo()

@@ -106,9 +106,6 @@ def test_the_status_is_told_when_it_changes_and_only_then() -> None:
     FlakyBackend.fail_show = False
     lights.retry()
     assert len(told) == 3 and told[2]["ok"]
-    lights.set_pause(500)
-    assert len(told) == 3  # the pause is the table's setting, not the strip's status
-    assert lights.show.pause_s == 0.5
 
 
 def test_override_shows_a_raw_picture_for_the_builder_tools() -> None:
@@ -128,7 +125,11 @@ def test_cues_reach_the_buzzer_callback() -> None:
     events = [{"type": "dung", "figure": "Ana", "space": 10},
               {"type": "round_end", "round": 2, "minus_points": {}, "game_over": True,
                "winners": ["Ana"]}]
-    lights.update(VIEW, events)
+    lights.update({**VIEW, "playback": {"shown": events}, "happened": [
+        {"type": "step_shown", "round": 2, "step": 1, "steps": 1, "kind": "dung",
+         "first": 0, "count": 1, "seconds": 1.0},
+        {"type": "playback_ended", "round": 2, "first": 1, "seconds": 1.0,
+         "skipped": False}]})
     for _ in range(20):
         lights.tick()
         now[0] += 0.5

@@ -15,8 +15,10 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from kalimambo.engine import Game, Setup
 from kalimambo.firmware.agent import LightsAgent
 from kalimambo.firmware.board import BoardConfig, parse_board
+from kalimambo.web.viewdiff import diff
 from tests.helpers import wait_for
-from tests.lights_peers import FakeTable, Peer
+from tests.lights_peers import PROTOCOL, FakeTable, Peer
+from tests.playback_views import play_round
 
 PLAYERS = ["Ana", "Ben", "Caro"]
 
@@ -27,15 +29,34 @@ def board() -> BoardConfig:
                         "buzzer": {"pin": 22}})
 
 
-def game_view() -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A view after one round, and that round's events (as the table sends them)."""
-    game = Game(PLAYERS, Setup(0, tuple(PLAYERS), (10, 20)), 32, seed=1)
-    events = [e.to_dict() for e in game.play_round({"Ana": 7, "Ben": 11, "Caro": 3})]
-    view = {"phase": "picking", "round": 2, "track_length": 32, "game_id": 1,
-            "positions": game.positions(), "rhino": game.board.rhino,
-            "dung": list(game.setup.dung), "seats": [], "winners": [],
-            "history": [{"round": 1, "events": events}]}
-    return view, events
+def game_view() -> dict[str, Any]:
+    """A view of a game at round 1 (as the table sends it)."""
+    return view_of(new_game())
+
+
+def new_game() -> Game:
+    return Game(PLAYERS, Setup(0, tuple(PLAYERS), (10, 20)), 32, seed=1)
+
+
+def view_of(game: Game) -> dict[str, Any]:
+    return {"version": 1, "phase": "picking", "round": game.current_round,
+            "track_length": 32, "game_id": 1, "positions": game.positions(),
+            "rhino": game.board.rhino, "dung": list(game.setup.dung), "seats": [],
+            "winners": [], "history": [{"round": r + 1} for r in range(len(game.rounds))],
+            "happened": []}
+
+
+def round_patches(pause_ms: int) -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
+    """A view before round 1, then the table's patches for playing it back."""
+    game = new_game()
+    before = view_of(game)
+    views = play_round(game, {"Ana": 7, "Ben": 11, "Caro": 3}, view_of, pause_ms)
+    patches, last = [], before
+    for version, view in enumerate(views, start=2):
+        view = {**view, "version": version}
+        patches.append(diff(last, view))
+        last = view
+    return before, patches
 
 
 @pytest.fixture
@@ -68,31 +89,49 @@ def test_hello_then_status_then_draws_what_the_table_sends(agent: LightsAgent,
                                                            table: FakeTable) -> None:
     peer = table.accept()
     hello = peer.of("hello")[0]
-    assert hello["protocol"] == 1 and hello["role"] == "lights"
+    assert hello["protocol"] == PROTOCOL and hello["role"] == "lights"
     assert hello["backend"] == "sim" and hello["led_count"] == 32 and hello["notes"] == []
     assert agent.controls is not None and len(agent.controls.buttons) == 2
     assert agent.controls.buzzer is not None
     status = peer.expect("status")
     assert status["ok"] is True and status["backend"] == "sim"
 
-    view, events = game_view()
-    peer.send({"type": "pacing", "mode": "auto", "pause_ms": 100})
-    peer.send({"type": "view", "view": view, "events": events})
+    view, patches = round_patches(pause_ms=100)
+    peer.send({"type": "view", "view": view})
+    for ops in patches[:3]:
+        peer.send({"type": "patch", "ops": ops})
     assert wait_for(lambda: len(agent.lights.show.steps) > 0)
-    assert agent.lights.show.pause_s == pytest.approx(0.1)
+    assert agent.lights.show.steps[0].seconds == pytest.approx(0.1)  # the table's time
     peer.expect("status", lambda m: m["playing"] is True)
     peer.send({"type": "mystery", "x": 1})  # a newer table's message: ignored
-    peer.send({"type": "next"})  # an older table's (the cursor moves at the table now)
+    for ops in patches[3:]:
+        peer.send({"type": "patch", "ops": ops})
     assert wait_for(lambda: not agent.lights.show.steps)  # played out at the pause
     assert wait_for(lambda: peer.of("status")[-1]["playing"] is False)
+    assert peer.of("want_view") == []
+
+
+def test_a_patch_that_does_not_fit_asks_for_the_whole_view(agent: LightsAgent,
+                                                          table: FakeTable) -> None:
+    """A message lost (or a table restarted): the patch's version test fails, nothing
+    of it is applied, and the lights ask for the whole view again."""
+    peer = table.accept()
+    peer.expect("status")
+    view, patches = round_patches(pause_ms=100)
+    peer.send({"type": "view", "view": view})
+    peer.send({"type": "patch", "ops": patches[1]})  # the first one never came
+    peer.expect("want_view")
+    assert not agent.lights.show.steps
+    peer.send({"type": "patch", "ops": patches[2]})  # still nothing to patch: asks again
+    assert wait_for(lambda: len(peer.of("want_view")) == 2)
 
 
 def test_frames_only_while_the_table_watches(agent: LightsAgent, table: FakeTable) -> None:
     peer = table.accept()
     peer.expect("status")
     assert peer.of("frame") == []
-    view, _ = game_view()
-    peer.send({"type": "view", "view": view, "events": None})
+    view = game_view()
+    peer.send({"type": "view", "view": view})
     peer.send({"type": "watch", "seconds": 5})
     pieces = {*view["positions"].values(), view["rhino"]}
 
@@ -130,9 +169,9 @@ def test_the_table_goes_and_comes_back(agent: LightsAgent, table: FakeTable,
     second = table.accept()  # the agent connects again by itself
     assert agent.connections == 2
     second.expect("status")  # the status again, for the new table
-    view, _ = game_view()
-    second.send({"type": "view", "view": view, "events": None})
-    assert wait_for(lambda: agent.lights.show.view.get("round") == 2)
+    view = game_view()
+    second.send({"type": "view", "view": view})
+    assert wait_for(lambda: agent.lights.show.view.get("round") == 1)
     pins.pin(17).drive_low()
     pins.pin(17).drive_high()
     second.expect("command", lambda m: m["name"] == "next")
@@ -173,7 +212,7 @@ def test_a_broken_strip_shows_in_the_status(agent: LightsAgent, table: FakeTable
         raise OSError("strip unplugged")
 
     backend.show = broken  # type: ignore[method-assign]
-    view, _ = game_view()
-    peer.send({"type": "view", "view": view, "events": None})
+    view = game_view()
+    peer.send({"type": "view", "view": view})
     status = peer.expect("status", lambda m: m["ok"] is False)
     assert "unplugged" in status["error"]

@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from kalimambo.engine.pacing import DEFAULT_PAUSE_MS
 from kalimambo.web.app import create_app
 from tests.helpers import wait_for
-from tests.lights_peers import Peer, connect_lights
+from tests.lights_peers import PROTOCOL, Peer, connect_lights
 
 FRAME = [[9, 8, 7]] * 32
 
@@ -63,46 +62,54 @@ def start_three(client: Any) -> tuple[dict[str, str], list[str]]:
     return host, tokens
 
 
-def test_a_new_lights_process_gets_hello_pacing_and_the_current_view(
+def test_a_new_lights_process_gets_hello_and_the_whole_current_view(
         table: Any, socket_path: str) -> None:
     client = table.test_client()
     client.post("/api/v1/join", json={"name": "Ana"})
     peer = connect_lights(socket_path)
     hello = peer.expect("hello")
-    assert hello["protocol"] == 1 and hello["role"] == "table"
-    pacing = peer.expect("pacing")
-    assert (pacing["mode"], pacing["pause_ms"]) == ("auto", DEFAULT_PAUSE_MS)
+    assert hello["protocol"] == PROTOCOL and hello["role"] == "table"
     view = peer.expect("view")
-    assert view["events"] is None
     assert [s["name"] for s in view["view"]["seats"]] == ["Ana"]
+    assert wait_for(lambda: peer.view == state(client))  # its coming is told by patch
     types = [m["type"] for m in peer.messages]
-    assert types.index("hello") < types.index("pacing") < types.index("view")
+    assert types.index("hello") < types.index("view")
+    client.post("/api/v1/join", json={"name": "Ben"})
+    now = state(client)
+    patched = peer.expect_view(lambda view: view["version"] == now["version"])
+    assert patched["type"] == "patch" and patched["now"] == now  # then what changed
+    assert patched["now"]["happened"] == [{"type": "seats_changed", "seats": ["Ana", "Ben"]}]
     peer.close()
 
 
-def test_every_step_reaches_the_lights_with_its_events(table: Any, lights: Peer) -> None:
-    """The lights draw step k when the table's cursor reaches it: each step's view comes
-    with that step's events (the reveal first), other changes with none."""
+def test_every_step_reaches_the_lights_with_what_happened(table: Any, lights: Peer
+                                                           ) -> None:
+    """The lights draw step k when the table's cursor reaches it: each step's patch says
+    so in ``happened``, where its events are in ``playback.shown`` and for how long the
+    table shows it; the lights' view after each patch is the table's."""
     client = table.test_client()
     host, tokens = start_three(client)
     client.post("/api/v1/host/settings", json={"pacing": "step", "pause_ms": 300},
                 headers=host)
-    lights.expect("pacing", lambda m: (m["mode"], m["pause_ms"]) == ("auto", 300))
     for card, token in enumerate(tokens):
         assert client.post("/api/v1/pick", json={"round": 1, "card": card},
                            headers=bearer(token)).status_code == 200
     view = state(client)
     assert view["playback"]["step"] == 0
-    last = lights.expect("view", lambda m: m["view"]["version"] == view["version"])
-    assert last["view"] == view and last["events"] is None
-    assert all(m["events"] is None for m in lights.of("view"))
+    last = lights.expect_view(lambda now: now["version"] == view["version"])
+    assert last["type"] == "patch" and last["now"] == view
+    assert [e["type"] for e in view["happened"]] == ["pick_made", "round_resolved"]
     client.post("/api/v1/host/next", headers=host)
     view = state(client)
-    shown = lights.expect("view", lambda m: m["view"]["version"] == view["version"])
-    assert shown["view"] == view and shown["view"]["playback"]["step"] == 1
-    assert [e["type"] for e in shown["events"]] == ["reveal"]
-    playback = view["playback"]
-    assert shown["events"] == playback["shown"][playback["current"]["first"]:]
+    shown = lights.expect_view(lambda now: now["version"] == view["version"])
+    assert shown["now"] == view and view["playback"]["step"] == 1
+    step, = view["happened"]
+    assert step == {"type": "step_shown", "round": 1, "step": 1,
+                    "steps": view["playback"]["steps"], "replay": False, "kind": "reveal",
+                    "first": 0, "count": 1, "seconds": 0.3}
+    assert [e["type"] for e in view["playback"]["shown"]] == ["reveal"]
+    sizes = [len(json.dumps(m, separators=(",", ":"))) for m in lights.of("patch")]
+    assert sizes and max(sizes) < 2048
 
 
 def test_status_reaches_the_view_and_frames_the_leds_endpoint(table: Any,
@@ -139,7 +146,7 @@ def test_button_commands_play_on_the_table(table: Any, lights: Peer) -> None:
     assert len(state(client)["seats"]) == 3  # the seats stay
     lights.send({"type": "command", "name": "self_destruct"})  # unknown: ignored
     lights.send({"type": "command", "name": "undo"})  # nothing to undo: refused, logged
-    assert wait_for(lambda: lights.of("view")[-1]["view"]["phase"] == "lobby")
+    assert lights.expect_view(lambda now: now["phase"] == "lobby")
     assert state(client)["phase"] == "lobby"
 
 

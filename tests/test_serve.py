@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from kalimambo.engine.rules import CARD_VALUES
+from kalimambo.firmware.wire import apply_patch as apply
 from kalimambo.web import limits
-from kalimambo.web.viewdiff import apply
 from tests.helpers import NAMES, assert_refused, kalimambo
 
 

@@ -15,13 +15,14 @@ import orjson
 import pytest
 
 from kalimambo.engine.setup import SAMPLE_NAMES
+from kalimambo.firmware.wire import apply_patch as apply
 from kalimambo.web.events import Broadcaster, message, patch_message
 from kalimambo.web.host import HostAuth
 from kalimambo.web.seats import NAME_MAX
 from kalimambo.web.store import Store
 from kalimambo.web.table import Change, Table
 from kalimambo.web.tasks import InlineRunner
-from kalimambo.web.viewdiff import apply, diff
+from kalimambo.web.viewdiff import diff
 
 LIMIT = 2048
 
@@ -118,15 +119,19 @@ def test_a_skip_is_one_message_per_step_left_each_drawn_at_once(tmp_path: Path) 
         steps = playback["steps"]
         first = views[start + 1]["playback"]  # the one "next"
         assert first["step"] == 1 and not first["current"]["skipped"]
-        assert changes[start + 1].events  # the strip animates it
+        told = views[start + 1]["happened"]
+        assert [e["type"] for e in told] == ["step_shown"]  # the displays animate it
         run = views[start + 2:start + 2 + steps - 1]
         assert [v["playback"]["step"] for v in run] == list(range(2, steps + 1))
         assert all(v["playback"]["current"]["skipped"] for v in run)
-        assert all(changes[start + 2 + i].events is None for i in range(steps - 1))
+        assert [[e["type"] for e in v["happened"]] for v in run[:-1]] \
+            == [["step_skipped"]] * (steps - 2)  # drawn at once, nothing to animate
+        assert [e["type"] for e in run[-1]["happened"]][:1] == ["step_skipped"]
         assert [v["phase"] for v in run] == ["playing"] * (steps - 1)
         end = views[start + 1 + steps]
         assert end["phase"] in ("picking", "finished")
         assert end["playback"]["step"] == steps and end["playback"]["current"]["skipped"]
+        assert end["happened"][0]["type"] == "playback_ended" and end["happened"][0]["skipped"]
 
 
 def test_the_round_end_comes_with_the_end_not_with_the_last_step(tmp_path: Path) -> None:
@@ -141,8 +146,11 @@ def test_the_round_end_comes_with_the_end_not_with_the_last_step(tmp_path: Path)
         shown = playback["shown"]
         assert shown and shown[-1]["type"] != "round_end"
         assert len(view["history"]) == playback["round"] - 1
-        assert change.events is not None and change.events[-1].type == "round_end"
+        step, = view["happened"]
+        assert step["type"] == "step_shown" and step["first"] + step["count"] == len(shown)
         end = orjson.loads(changes[i + 1].view_json)
+        told = end["happened"][0]
+        assert told["type"] == "playback_ended" and told["first"] == len(shown)
         assert end["playback"]["shown"][:-1] == shown
         assert end["playback"]["shown"][-1]["type"] == "round_end"
         assert end["history"][-1]["events"] == end["playback"]["shown"]

@@ -24,8 +24,9 @@ def bearer(token: str) -> dict[str, str]:
 
 def stable(view: dict[str, Any]) -> dict[str, Any]:
     """The view without what a restart may change (the version, the strip, the notice
-    of a round just undone)."""
-    return {k: v for k, v in view.items() if k not in ("version", "lights", "undone")}
+    of a round just undone, what the last change did)."""
+    return {k: v for k, v in view.items()
+            if k not in ("version", "lights", "undone", "happened")}
 
 
 def test_store_uses_wal_and_full_sync(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from kalimambo.web.viewdiff import apply
+from kalimambo.firmware.wire import apply_patch as apply
 
 NAMES = ["Ana", "Ben", "Caro"]
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from kalimambo.engine import Reveal
 from kalimambo.web.host import HostAuth
 from kalimambo.web.store import StorageError, Store
 from kalimambo.web.table import Change, Table
@@ -40,11 +39,16 @@ def test_each_pick_and_round_is_in_the_store_when_the_listeners_hear_of_it(
     table.pick(tokens["Caro"], 1, 6)
     change, _, rounds = seen[-1]
     assert rounds == 1 and [type(e) for e in change.happened] == [PickMade, RoundResolved]
-    assert change.events is None  # step pacing: nothing shown yet
+    assert change.view["happened"] == [  # step pacing: nothing shown yet
+        {"type": "pick_made", "round": 1, "player": "Caro"},
+        {"type": "round_resolved", "round": 1}]
     table.next_step()
     change = seen[-1][0]
-    assert isinstance(change.happened[0], StepShown)
-    assert change.events is not None and isinstance(change.events[0], Reveal)
+    step = change.happened[0]
+    assert isinstance(step, StepShown) and step.kind == "reveal" and not step.skipped
+    assert change.view["happened"] == [step.public()]
+    reveal = change.view["playback"]["shown"][step.first]
+    assert reveal["type"] == "reveal" and reveal["cards"] == {"Ana": 4, "Ben": 5, "Caro": 6}
     table.skip()
     assert RoundOpened(2) in seen[-1][0].happened
 

@@ -22,7 +22,7 @@ from kalimambo.engine import Game, Reveal, RoundEnd
 from kalimambo.engine.players import DEFAULT_LEVEL
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import Setup
-from kalimambo.engine.timeline import board_at
+from kalimambo.engine.timeline import END_SECONDS, board_at
 from kalimambo.web.errors import ApiError
 from kalimambo.web.tableevents import (
     GameFinished,
@@ -139,15 +139,18 @@ def test_a_whole_game_lobby_picking_playing_finished() -> None:
             step = state.next_step(1.0)
             assert isinstance(step[0], StepShown) and step[0].step == playback.step
             assert 0 < playback.step <= playback.total
-            shown += step[0].events
-        assert shown == list(played.events)  # every event shown once, in order
-        assert isinstance(shown[-1], RoundEnd)
+            shown += played.events[step[0].first:step[0].first + step[0].count]
         ending = step[1:]
+        end = ending[0]
+        assert isinstance(end, PlaybackEnded) and end.round == round_no
+        # every event shown once, in order; the round's end told with the end
+        assert [*shown, *played.events[end.first:]] == list(played.events)
+        assert isinstance(played.events[end.first], RoundEnd)
+        assert end.seconds == END_SECONDS and not end.skipped
         if round_no < ROUNDS:
-            assert ending == [PlaybackEnded(round_no), RoundOpened(round_no + 1)]
+            assert ending[1:] == [RoundOpened(round_no + 1)]
         else:
-            assert ending == [PlaybackEnded(round_no),
-                              GameFinished(tuple(replay(state).winners()))]
+            assert ending[1:] == [GameFinished(tuple(replay(state).winners()))]
         assert shows(view(state), replay(state))  # k = m: the record's replay
     assert state.phase == "finished"
     final = view(state)
@@ -160,7 +163,10 @@ def test_auto_pacing_shows_the_reveal_at_once_then_steps_on_the_given_clock() ->
     state = started("auto")
     happened = pick_round(state, now=10.0)
     assert [type(e) for e in happened] == [PickMade, RoundResolved, StepShown]
-    assert happened[2].kind == "reveal" and isinstance(happened[2].events[0], Reveal)
+    reveal = happened[2]
+    assert isinstance(reveal, StepShown) and reveal.kind == "reveal"
+    assert (reveal.first, reveal.count, reveal.step) == (0, 1, 1)
+    assert isinstance(state.history[-1].events[0], Reveal)
     due = state.due
     assert due is not None and due > 10.0
     assert state.tick(due - 0.001) == []  # not yet

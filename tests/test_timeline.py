@@ -11,12 +11,13 @@ import pytest
 
 from kalimambo.engine import Game, random_setup
 from kalimambo.engine.timeline import BoardState, board_at, round_steps, step_seconds
+from kalimambo.firmware.wire import apply_patch as apply
 from kalimambo.web.host import HostAuth
 from kalimambo.web.playback import Playback
 from kalimambo.web.store import Store
 from kalimambo.web.table import Table
 from kalimambo.web.tasks import InlineRunner
-from kalimambo.web.viewdiff import apply, diff
+from kalimambo.web.viewdiff import diff
 
 NAMES = ["Ana", "Ben", "Caro"]
 

@@ -20,13 +20,10 @@ import socket
 import stat
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from kalimambo.engine.events import Event
 from kalimambo.firmware.wire import PROTOCOL, Channel, Message, leds_from_hex
 
 log = logging.getLogger(__name__)
@@ -54,7 +51,7 @@ class LightsLink:
         self.path = path
         self.led_count = led_count
         self.welcome = welcome or (lambda: [])
-        """The messages a newly connected lights process gets first (pacing, the view)."""
+        """The messages a newly connected lights process gets first (the whole view)."""
         self.guard = guard or threading.RLock()
         """Held while welcoming and while the table sends, so no change slips between."""
         self.on_change = on_change or (lambda: None)
@@ -148,6 +145,11 @@ class LightsLink:
                 self.on_command(name)
             else:
                 log.warning("lights: unknown command %r", name)
+        elif kind == "want_view":  # it could not apply a patch: start it afresh
+            log.warning("lights: the lights process asks for the whole view again")
+            with self.guard:
+                for line in self.welcome():
+                    channel.send(line)
         elif kind == "error":
             log.warning("lights: the lights process says: %s", message.get("message"))
 
@@ -195,13 +197,6 @@ class LightsLink:
     def send(self, message: dict[str, Any] | bytes) -> bool:
         channel = self.channel
         return channel is not None and channel.send(message)
-
-    def view_message(self, view_json: bytes, events: Sequence[Event] | None) -> bytes:
-        """A ``view`` message from the table's ready-made view JSON (not encoded twice);
-        the step's events become their JSON form here, on the wire."""
-        shown = None if events is None else [event.to_dict() for event in events]
-        return (b'{"type":"view","events":' + orjson.dumps(shown) + b',"view":'
-                + view_json + b"}\n")
 
     def retry(self) -> bool:
         """Ask the lights process to start the strip again; false if none is connected.

@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kalimambo.engine.pacing import PACINGS
-from kalimambo.engine.timeline import BoardState, Step, board_at, round_steps, step_seconds
+from kalimambo.engine.timeline import (
+    END_SECONDS,
+    BoardState,
+    Step,
+    board_at,
+    round_steps,
+    step_seconds,
+)
+from kalimambo.web.tableevents import PlaybackEnded, StepShown
 
 
 @dataclass(slots=True)
@@ -112,6 +120,16 @@ class Playback:
         else:
             self.due = self.until if self.step else now
 
+    def seconds(self) -> float:
+        """How long the step shown last is animated (``timeline.step_seconds``, in any
+        pacing: in step pacing the next one waits for "next", but each still plays)."""
+        return self._seconds[self.step - 1] if self.step else 0.0
+
+    def closing(self) -> int:
+        """Where the round's closing events (its ``round_end``) begin in its events."""
+        count = len(self.events)
+        return count - 1 if self.events and self.events[-1]["type"] == "round_end" else count
+
     def current_span(self) -> tuple[int, int]:
         """Where the step shown last begins and ends in the round's events (an empty
         span at k = 0): the typed events of that step are the same slice."""
@@ -131,8 +149,8 @@ class Playback:
         step's message stays small, and every display takes the round's end from the
         end's message."""
         first, count = self.current_span()
-        if last_step and self.done and self.events and self.events[-1]["type"] == "round_end":
-            count -= 1
+        if last_step and self.done:
+            count = min(count, self.closing())
         current = self.current()
         shown = self.events if count == len(self.events) else self.events[:count]
         return {"round": self.round, "step": self.step, "steps": self.total,
@@ -140,3 +158,19 @@ class Playback:
                 "current": {"kind": current.kind, "first": first,
                             "skipped": self.skipped} if current else None,
                 "shown": shown}
+
+
+def step_shown(playback: Playback, replay: bool = False) -> StepShown:
+    """The cursor's move just made, told once for every display."""
+    current = playback.current()
+    assert current is not None
+    first, end = playback.current_span()
+    return StepShown(playback.round, playback.step, playback.total, current.kind, first,
+                     min(end, playback.closing()) - first, playback.seconds(),
+                     playback.skipped, replay)
+
+
+def playback_ended(playback: Playback, replay: bool = False) -> PlaybackEnded:
+    """The playback's end, with where its closing events are."""
+    return PlaybackEnded(playback.round, playback.closing(), END_SECONDS, playback.skipped,
+                         replay)

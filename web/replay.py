@@ -19,15 +19,15 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kalimambo.engine.events import Event, event_from_dict
 from kalimambo.engine.record import parse_record, replay
 from kalimambo.engine.setup import is_int
 from kalimambo.engine.timeline import BoardState
 from kalimambo.web.archive import stored_record
 from kalimambo.web.errors import ApiError, bad_request, conflict
-from kalimambo.web.playback import Playback
+from kalimambo.web.playback import Playback, playback_ended, step_shown
 from kalimambo.web.seats import COLOURS
 from kalimambo.web.store import GameRow, Store
+from kalimambo.web.tableevents import ReplayStarted, ReplayStopped, TableEvent
 
 ROUND_GAP_S = 2.0
 """Auto pacing: the pause between one replayed round's end and the next one's reveal."""
@@ -207,10 +207,15 @@ class Running:
         self.playback.advance(now)
         self._after(now)
 
-    def shown(self) -> tuple[Event, ...] | None:
-        """The events of the step just shown (the strip animates them)."""
-        current = self.playback.current() if self.playback else None
-        return tuple(event_from_dict(dict(e)) for e in current.events) if current else None
+    def stepped(self) -> list[TableEvent]:
+        """What the step just shown did: the step, and the round's end after its last."""
+        playback = self.playback
+        if playback is None or playback.current() is None:
+            return []
+        happened: list[TableEvent] = [step_shown(playback, replay=True)]
+        if playback.done:
+            happened.append(playback_ended(playback, replay=True))
+        return happened
 
     def _after(self, now: float) -> None:
         playback = self.playback
@@ -221,22 +226,22 @@ class Running:
         else:
             self.wait_until = now + ROUND_GAP_S if self.pacing == "auto" else None
 
-    def tick(self, now: float) -> tuple[str, tuple[Event, ...] | None]:
-        """The clock: ``("moved", events)``, ``("ended", None)`` or ``("", None)``."""
+    def tick(self, now: float) -> tuple[str, list[TableEvent]]:
+        """The clock: ``("moved", happened)``, ``("ended", [])`` or ``("", [])``."""
         playback = self.playback
         if playback is None:
-            return "", None
+            return "", []
         if not playback.done:
             if not playback.advance(now):
-                return "", None
+                return "", []
             self._after(now)
-            return "moved", self.shown()
+            return "moved", self.stepped()
         if self.wait_until is None or now < self.wait_until:
-            return "", None
+            return "", []
         if self.last:
-            return "ended", None
+            return "ended", []
         self._open(self.index + 1, now)
-        return "moved", self.shown()
+        return "moved", self.stepped()
 
     def _round_to_play(self, now: float) -> Playback:
         """The round that Next or Skip acts on: this one, or once it is done the next."""
@@ -247,18 +252,19 @@ class Running:
         assert self.playback is not None
         return self.playback
 
-    def next(self, now: float) -> tuple[Event, ...] | None:
+    def next(self, now: float) -> list[TableEvent]:
         """"Next": one more step, or the next round's reveal."""
         self._round_to_play(now).next(now)
         self._after(now)
-        return self.shown()
+        return self.stepped()
 
-    def skip_step(self, now: float) -> None:
+    def skip_step(self, now: float) -> list[TableEvent]:
         """"Skip", one step at a time: the next step of this round (between rounds: of
         the next one) as a jump.  Skipping is calling this until that round is done
         (``Table.skip``), a change for each step."""
         self._round_to_play(now).jump()
         self._after(now)
+        return self.stepped()
 
     def set_pacing(self, pacing: str, pause_ms: int, now: float) -> None:
         if self.attract:  # nobody presses "next" for a booth's passers-by
@@ -359,16 +365,19 @@ class Replays:
             self.running.set_pacing(pacing, pause_ms, now)
 
     # -- the table's state ------------------------------------------------------------
-    def observe(self, signature: Hashable, idle: bool, now: float) -> None:
+    def observe(self, signature: Hashable, idle: bool, now: float) -> list[TableEvent]:
         """After every change of the table: a replay stops when the table's game, phase or
         seats change (a phone joining); the idle timer runs while ``idle``."""
+        stopped: list[TableEvent] = []
         if signature != self._signature and self.running is not None:
             self.running = None
+            stopped.append(ReplayStopped())
         self._signature = signature
         if not idle:
             self.idle_since, self._gave_up = None, False
         elif self.idle_since is None and not self._gave_up:
             self.idle_since = now
+        return stopped
 
     @property
     def active(self) -> bool:
@@ -392,33 +401,30 @@ class Replays:
             return self.idle_since + float(self.settings["attract_after_s"])
         return None
 
-    def tick(self, now: float, pause_ms: int) -> tuple[bool, tuple[Event, ...] | None]:
-        """The clock: whether the view changed, and the events of the step just shown."""
+    def tick(self, now: float, pause_ms: int) -> tuple[bool, list[TableEvent]]:
+        """The clock: whether the view changed, and what happened."""
         if self.running is not None:
-            outcome, events = self.running.tick(now)
+            outcome, happened = self.running.tick(now)
             if outcome != "ended":
-                return outcome == "moved", events
+                return outcome == "moved", happened
             self.running = None
-            self._attract(now, pause_ms)  # loop, or pick again
-            return True, self.shown()
-        return self._attract(now, pause_ms), self.shown()
+            return True, [ReplayStopped(), *self._attract(now, pause_ms)]  # loop, or again
+        happened = self._attract(now, pause_ms)
+        return bool(happened), happened
 
-    def shown(self) -> tuple[Event, ...] | None:
-        return self.running.shown() if self.running is not None else None
-
-    def _attract(self, now: float, pause_ms: int) -> bool:
-        """Start attract mode if the lobby has been idle long enough; whether it did."""
+    def _attract(self, now: float, pause_ms: int) -> list[TableEvent]:
+        """Start attract mode if the lobby has been idle long enough; what that did."""
         due = self.due()
         if due is None or now < due:
-            return False
+            return []
         picked = most_eventful(self._day_games())
         if picked is None:  # nothing finished today: the strip's idle animation stays
             self.idle_since, self._gave_up = None, True
-            return False
+            return []
         game, reason = picked
         self.running = Running(game, True, reason, "auto", pause_ms)
         self.running.start(now)
-        return True
+        return [ReplayStarted(game.game_id, True), *self.running.stepped()]
 
     def _day_games(self) -> list[ReplayGame]:
         since = self.day_start()
@@ -436,9 +442,9 @@ class Replays:
 
     # -- the host ---------------------------------------------------------------------
     def start(self, game_id: object, phase: str, pacing: str, pause_ms: int,
-              now: float) -> tuple[Event, ...] | None:
+              now: float) -> list[TableEvent]:
         """The host's replay of stored game ``game_id``; 4xx and nothing changed if it
-        cannot be. Answers the first step's events (auto pacing shows the reveal)."""
+        cannot be. Answers what happened (its reveal is shown at once)."""
         if not is_int(game_id) or game_id < 1:
             raise bad_request("bad_game_id", "game_id is the number of a game in the "
                                              "archive (GET /api/v1/games).")
@@ -455,22 +461,23 @@ class Replays:
         running = Running(game, False, None, pacing, pause_ms)
         running.start(now)
         self.running = running
-        return running.shown()
+        return [ReplayStarted(game.game_id, False), *running.stepped()]
 
-    def stop(self, now: float) -> None:
+    def stop(self, now: float) -> list[TableEvent]:
         if self.running is None:
             raise conflict("not_replaying", "No replay is running.")
         self.running = None
         if self.idle_since is not None:  # an idle lobby: attract mode after another wait
             self.idle_since = now
+        return [ReplayStopped()]
 
-    def next(self, now: float) -> tuple[Event, ...] | None:
+    def next(self, now: float) -> list[TableEvent]:
         assert self.running is not None
         return self.running.next(now)
 
-    def skip_step(self, now: float) -> None:
+    def skip_step(self, now: float) -> list[TableEvent]:
         assert self.running is not None
-        self.running.skip_step(now)
+        return self.running.skip_step(now)
 
 
 def strip_view(view: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from kalimambo.firmware.wire import encode
+from kalimambo.firmware.wire import patch_message, whole_message
 from kalimambo.web.errors import ApiError
 from kalimambo.web.events import Broadcaster
 from kalimambo.web.lightslink import LightsLink
@@ -16,6 +16,7 @@ from kalimambo.web.replay import strip_view
 from kalimambo.web.store import Store
 from kalimambo.web.table import Change, Table
 from kalimambo.web.tableview import lights_summary
+from kalimambo.web.viewdiff import diff
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,10 @@ class TableService:
         self.lights = lights
         self.broadcaster = broadcaster
         self.pin = pin
+        self._strip_shown: dict[str, Any] | None = None
+        """The view the lights process has now (what the next patch starts from)."""
+        self._table_shown: dict[str, Any] | None = None
+        """The table's view it was made from (its patch is the stream's, when equal)."""
         self._timer: threading.Timer | None = None
         self._timer_due: float | None = None
         self._timer_guard = threading.Lock()
@@ -97,25 +102,28 @@ class TableService:
         self._new_day_timer()
 
     # -- the lights process -------------------------------------------------------------
-    def _pacing(self) -> bytes:
-        """The strip animates each step it is sent at the table's pause; the table's
-        cursor decides when the next one comes, so the strip itself never waits."""
-        return encode({"type": "pacing", "mode": "auto", "pause_ms": self.table.pause_ms})
-
     def _welcome(self) -> list[bytes]:
-        """A newly connected lights process: the pacing, then the current picture."""
+        """A newly connected lights process (or one that lost its place): the whole
+        picture once; every change after it is a patch (``_to_lights``)."""
         current = self.table.current
-        return [self._pacing(), self.lights.view_message(self._strip_json(current), None)]
+        view = strip_view(current.view)
+        self._strip_shown, self._table_shown = view, current.view
+        return [whole_message(current.view_json if view is current.view
+                              else orjson.dumps(view))]
 
     def _to_lights(self, change: Change) -> None:
-        self.lights.send(self.lights.view_message(self._strip_json(change), change.events))
-
-    @staticmethod
-    def _strip_json(change: Change) -> bytes:
-        """The view for the strip: during a replay, the replay's board (web/replay.py)."""
-        if not change.view.get("replay"):
-            return change.view_json
-        return orjson.dumps(strip_view(change.view))
+        """What changed for the strip, with its ``happened``: the event stream's own patch,
+        or during a replay one of the replay's board (``strip_view``)."""
+        view = strip_view(change.view)
+        before, self._strip_shown = self._strip_shown, view
+        table_before, self._table_shown = self._table_shown, change.view
+        if before is None:
+            message = whole_message(orjson.dumps(view))
+        elif view is change.view and before is table_before and change.patch_json:
+            message = patch_message(change.patch_json)
+        else:
+            message = patch_message(orjson.dumps(diff(before, view)))
+        self.lights.send(message)
 
     def _lights_changed(self) -> None:
         """The strip's status changed (or the lights process came or went): a new view,
@@ -153,10 +161,7 @@ class TableService:
         return lights
 
     def settings(self, data: dict[str, Any]) -> dict[str, Any]:
-        with self.table.lock:
-            result = self.table.settings(data)
-            self.lights.send(self._pacing())
-        return result
+        return self.table.settings(data)
 
     def close(self) -> None:
         self._closing = True

@@ -23,7 +23,6 @@ from typing import Any
 
 import orjson
 
-from kalimambo.engine.events import Event
 from kalimambo.engine.game import Game
 from kalimambo.engine.pacing import DEFAULT_PACING, DEFAULT_PAUSE_MS
 from kalimambo.engine.players import DEFAULT_LEVEL
@@ -45,8 +44,8 @@ from kalimambo.web.tableevents import (
     RoundOpened,
     RoundUndone,
     Settings,
-    StepShown,
     TableEvent,
+    public_events,
 )
 from kalimambo.web.tableplans import (
     AddSeats,
@@ -79,10 +78,9 @@ class Change:
     view_json: bytes
     patch_json: bytes | None
     """The JSON Patch from the view before (None for the first view)."""
-    events: tuple[Event, ...] | None
-    """The engine events of the step just shown (the strip animates them), else None."""
     happened: tuple[TableEvent, ...] = ()
-    """What the command did, in order (empty for a refresh)."""
+    """What the command did, in order (empty for a refresh); the view's ``happened``
+    is their public form."""
 
 
 Listener = Callable[[Change], None]
@@ -204,12 +202,13 @@ class Table:
         return self.state.settings.pause_ms
 
     # -- views ---------------------------------------------------------------------
-    def _rebuild(self, happened: tuple[TableEvent, ...] = (), last_step: bool = False,
-                 replayed: tuple[Event, ...] | None = None) -> Change:
+    def _rebuild(self, happened: tuple[TableEvent, ...] = (), last_step: bool = False
+                 ) -> Change:
         self.version += 1
         state = self.state
-        self.replays.observe((self.game_id, state.phase, tuple(s.id for s in state.seats)),
-                             state.phase == "lobby" and not state.seats, self.clock())
+        happened += tuple(self.replays.observe(
+            (self.game_id, state.phase, tuple(s.id for s in state.seats)),
+            state.phase == "lobby" and not state.seats, self.clock()))
         replaying = self.replays.active  # then ``last_step`` is the replayed round's
         view = public_view(self.state, Surroundings(
             self.version, self.game_id, self.join_url(), self.lights_status(),
@@ -218,20 +217,17 @@ class Table:
             last_step=last_step and not replaying)
         view["replay"] = self.replays.view(last_step and replaying)  # web/replay.py
         view["booth"] = dict(self.replays.settings)
+        view["happened"] = public_events(happened)
         before = getattr(self, "_last", None)
         patch = orjson.dumps(diff(before.view, view)) if before is not None else None
-        shown = next((e.events for e in happened  # a skipped step is drawn, not animated
-                      if isinstance(e, StepShown) and not e.skipped), replayed)
-        return Change(self.version, view, orjson.dumps(view), patch, shown, happened)
+        return Change(self.version, view, orjson.dumps(view), patch, happened)
 
     def _changed(self, happened: list[TableEvent] | None = None,
-                 last_step: bool = False,
-                 replayed: tuple[Event, ...] | None = None) -> None:
+                 last_step: bool = False) -> None:
         """Make the new public view and tell every listener (under the lock);
         ``last_step``: the view as the playback's last step shows it, before it ends
-        (the table's, or during a replay the replayed round's);
-        ``replayed``: the events of a replay's step just shown (web/replay.py)."""
-        change = self._last = self._rebuild(tuple(happened or ()), last_step, replayed)
+        (the table's, or during a replay the replayed round's)."""
+        change = self._last = self._rebuild(tuple(happened or ()), last_step)
         for listener in list(self.listeners):
             listener(change)
 
@@ -250,14 +246,19 @@ class Table:
             if isinstance(event, PlaybackEnded) or (
                     isinstance(event, RoundUndone | LobbyOpened) and event.stopped_playback):
                 self._mark_playing(None)
+        self._told(happened)
+        if any(isinstance(event, RoundOpened) for event in happened):
+            self._ask_bots()
+
+    def _told(self, happened: list[TableEvent]) -> None:
+        """Tell the listeners; a playback's last step, then its end, come as two small
+        messages rather than one (the table's, or a replayed round's)."""
         ending = next((i for i, event in enumerate(happened)
                        if isinstance(event, PlaybackEnded)), 0)
-        if ending:  # the last step, then the end: two small messages rather than one
+        if ending:
             self._changed(happened[:ending], last_step=True)
             happened = happened[ending:]
         self._changed(happened)
-        if any(isinstance(event, RoundOpened) for event in happened):
-            self._ask_bots()
 
     @property
     def current(self) -> Change:
@@ -400,24 +401,16 @@ class Table:
             if happened:
                 self._after(happened)
                 return True
-            moved, events = self.replays.tick(self.clock(), self.pause_ms)
+            moved, replayed = self.replays.tick(self.clock(), self.pause_ms)
             if moved:
-                self._replay_moved(events)
+                self._told(replayed)
             return moved
-
-    def _replay_moved(self, events: tuple[Event, ...] | None) -> None:
-        """Tell the listeners a replay's step was shown: after a round's last step, its
-        end comes as a message of its own, as a live round's does."""
-        if self.replays.round_done():
-            self._changed(replayed=events, last_step=True)
-            events = None
-        self._changed(replayed=events)
 
     def next_step(self) -> dict[str, Any]:
         """"Next" (any pacing): show one more step; answers the playback."""
         with self.lock:
             if self.replays.active:
-                self._replay_moved(self.replays.next(self.clock()))
+                self._told(self.replays.next(self.clock()))
                 return self._last.view["replay"]["board"]["playback"] or {}
             self._after(self.state.next_step(self.clock()))
             return self._last.view["playback"] or {}
@@ -429,11 +422,9 @@ class Table:
         with a step in between."""
         with self.lock:
             if self.replays.active:
-                self.replays.skip_step(self.clock())
-                self._replay_moved(None)
+                self._told(self.replays.skip_step(self.clock()))
                 while not self.replays.round_done():
-                    self.replays.skip_step(self.clock())
-                    self._replay_moved(None)
+                    self._told(self.replays.skip_step(self.clock()))
                 return self._last.view["replay"]["board"]["playback"] or {}
             skipping = self.state.playback
             self._after(self.state.skip_step())
@@ -517,16 +508,14 @@ class Table:
     def replay(self, game_id: object) -> dict[str, Any]:
         """The host's replay of a stored game on the strip and the board (web/replay.py)."""
         with self.lock:
-            events = self.replays.start(game_id, self.phase, self.pacing, self.pause_ms,
-                                        self.clock())
-            self._changed(replayed=events)
+            self._told(self.replays.start(game_id, self.phase, self.pacing, self.pause_ms,
+                                          self.clock()))
             return dict(self._last.view["replay"])
 
     def stop_replay(self) -> None:
         """The host stops the replay (attract mode comes back after another idle wait)."""
         with self.lock:
-            self.replays.stop(self.clock())
-            self._changed()
+            self._changed(self.replays.stop(self.clock()))
 
     def refresh(self) -> None:
         """Something outside the game changed (the lights): send a new view."""

@@ -4,6 +4,13 @@ The state machine (``kalimambo.web.tablestate``) returns these; the service pass
 them to its listeners on each ``Change``.  Engine events stay ``kalimambo.engine.events``
 objects here; they become dicts only where JSON is written (the public view, the
 event stream, the lights wire).
+
+Each has a public form (``public()``), made once per change into the view's
+``happened`` list: the one account of what happened that the board page, the phones
+and the strip act on (docs/CONTRACTS.md).  None of them works out a step, a skip, an
+undo or the end by comparing two views.  A public form never says more than the view
+does: a pick says who, never what; a step says where its events are in the view's
+``playback.shown``.
 """
 
 from __future__ import annotations
@@ -66,10 +73,16 @@ class SeatsChanged:
 
     seats: tuple[str, ...]
 
+    def public(self) -> dict[str, Any]:
+        return {"type": "seats_changed", "seats": list(self.seats)}
+
 
 @dataclass(frozen=True, slots=True)
 class GameStarted:
     players: tuple[str, ...]
+
+    def public(self) -> dict[str, Any]:
+        return {"type": "game_started", "players": list(self.players)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +92,9 @@ class PickMade:
     round: int
     player: str
 
+    def public(self) -> dict[str, Any]:
+        return {"type": "pick_made", "round": self.round, "player": self.player}
+
 
 @dataclass(frozen=True, slots=True)
 class RoundResolved:
@@ -86,23 +102,52 @@ class RoundResolved:
 
     played: RoundPlayed
 
+    def public(self) -> dict[str, Any]:
+        """Only the round's number: its cards and events come step by step."""
+        return {"type": "round_resolved", "round": self.played.round}
+
 
 @dataclass(frozen=True, slots=True)
 class StepShown:
-    """The playback's cursor moved to ``step`` of ``steps``: ``events`` are that
-    step's, for the strip and the board to animate (``skipped``: to draw at once)."""
+    """The playback's cursor moved to ``step`` of ``steps``: that step's events, for the
+    strip and the board to animate for ``seconds`` (``skipped``: to draw at once), are
+    ``playback.shown[first:first + count]`` in the view.  A round's closing
+    ``round_end`` is not among them: it comes with the end.  ``replay``: a replayed
+    round's step (its playback is ``replay.board.playback``)."""
 
     round: int
     step: int
     steps: int
     kind: str
-    events: tuple[Event, ...]
+    first: int
+    count: int
+    seconds: float
     skipped: bool = False
+    replay: bool = False
+
+    def public(self) -> dict[str, Any]:
+        where: dict[str, Any] = {"round": self.round, "step": self.step,
+                                 "steps": self.steps, "replay": self.replay}
+        if self.skipped:
+            return {"type": "step_skipped", **where}
+        return {"type": "step_shown", **where, "kind": self.kind, "first": self.first,
+                "count": self.count, "seconds": self.seconds}
 
 
 @dataclass(frozen=True, slots=True)
 class PlaybackEnded:
+    """The round's playback is over: its closing events (``round_end``) are
+    ``playback.shown[first:]``, shown for ``seconds`` unless the round was skipped."""
+
     round: int
+    first: int = 0
+    seconds: float = 0.0
+    skipped: bool = False
+    replay: bool = False
+
+    def public(self) -> dict[str, Any]:
+        return {"type": "playback_ended", "round": self.round, "first": self.first,
+                "seconds": self.seconds, "skipped": self.skipped, "replay": self.replay}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +156,9 @@ class RoundOpened:
 
     round: int
 
+    def public(self) -> dict[str, Any]:
+        return {"type": "round_opened", "round": self.round}
+
 
 @dataclass(frozen=True, slots=True)
 class GameFinished:
@@ -118,11 +166,18 @@ class GameFinished:
 
     winners: tuple[str, ...]
 
+    def public(self) -> dict[str, Any]:
+        return {"type": "game_over", "winners": list(self.winners)}
+
 
 @dataclass(frozen=True, slots=True)
 class RoundUndone:
     round: int
     stopped_playback: bool
+
+    def public(self) -> dict[str, Any]:
+        return {"type": "round_undone", "round": self.round,
+                "stopped_playback": self.stopped_playback}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,12 +187,44 @@ class LobbyOpened:
     kept_seats: bool
     stopped_playback: bool
 
+    def public(self) -> dict[str, Any]:
+        return {"type": "lobby_opened", "kept_seats": self.kept_seats,
+                "stopped_playback": self.stopped_playback}
+
 
 @dataclass(frozen=True, slots=True)
 class SettingsChanged:
     settings: Settings
 
+    def public(self) -> dict[str, Any]:
+        return {"type": "settings_changed", **self.settings.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStarted:
+    """A replay began (the host's, or attract mode's): the board shows its board."""
+
+    game_id: int
+    attract: bool
+
+    def public(self) -> dict[str, Any]:
+        return {"type": "replay_started", "game_id": self.game_id, "attract": self.attract}
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStopped:
+    """The replay is over (played out, stopped, or the table moved): the table's own
+    board again."""
+
+    def public(self) -> dict[str, Any]:
+        return {"type": "replay_stopped"}
+
 
 TableEvent = (SeatsChanged | GameStarted | PickMade | RoundResolved | StepShown
               | PlaybackEnded | RoundOpened | GameFinished | RoundUndone | LobbyOpened
-              | SettingsChanged)
+              | SettingsChanged | ReplayStarted | ReplayStopped)
+
+
+def public_events(happened: tuple[TableEvent, ...]) -> list[dict[str, Any]]:
+    """The view's ``happened``: what a change did, in the order it did it."""
+    return [event.public() for event in happened]

@@ -26,7 +26,7 @@ from kalimambo.engine.setup import check_setup, check_track_length, is_int, rand
 from kalimambo.engine.timeline import BoardState
 from kalimambo.web.errors import ApiError, bad_request, conflict
 from kalimambo.web.names import fold
-from kalimambo.web.playback import Playback
+from kalimambo.web.playback import Playback, playback_ended, step_shown
 from kalimambo.web.seats import (
     BOT_NAMES,
     MAX_SEATS,
@@ -43,7 +43,6 @@ from kalimambo.web.tableevents import (
     GameStarted,
     LobbyOpened,
     PickMade,
-    PlaybackEnded,
     RoundOpened,
     RoundPlayed,
     RoundResolved,
@@ -51,7 +50,6 @@ from kalimambo.web.tableevents import (
     SeatsChanged,
     Settings,
     SettingsChanged,
-    StepShown,
     TableEvent,
 )
 from kalimambo.web.tableplans import (
@@ -398,16 +396,10 @@ class TableState:
     def _stepped(self) -> list[TableEvent]:
         playback = self.playback
         assert playback is not None
-        current = playback.current()
-        assert current is not None
         self.revision += 1
-        first, end = playback.current_span()
-        happened: list[TableEvent] = [StepShown(playback.round, playback.step, playback.total,
-                                                current.kind,
-                                                self.history[-1].events[first:end],
-                                                playback.skipped)]
+        happened: list[TableEvent] = [step_shown(playback)]
         if playback.done:
-            happened += [PlaybackEnded(playback.round), *self._opened()]
+            happened += [playback_ended(playback), *self._opened()]
         return happened
 
     def check_hint(self) -> Game:

@@ -10,7 +10,8 @@ already has (the very object appended earlier in this patch, or left unchanged a
 its place: ``last_round`` is the last ``history`` entry, a new ``history`` entry's
 ``events`` are the playback's ``shown``) is sent as a ``copy`` rather than twice.
 The first operation is always ``test /version``: a page that missed a message
-notices and asks again.
+notices and asks again.  The pages apply it with ``common/patch.js``, the lights
+process with ``kalimambo.firmware.wire.apply_patch``.
 """
 
 from __future__ import annotations
@@ -113,50 +114,6 @@ def _unescape(part: str) -> str:
     return part.replace("~1", "/").replace("~0", "~")
 
 
-def _walk(doc: Any, pointer: str) -> tuple[Any, str]:
-    parts = [_unescape(p) for p in pointer.split("/")[1:]]
-    target = doc
-    for part in parts[:-1]:
-        target = target[int(part)] if isinstance(target, list) else target[part]
-    return target, parts[-1]
-
-
-def _get(doc: Any, pointer: str) -> Any:
-    parent, last = _walk(doc, pointer)
-    return parent[int(last)] if isinstance(parent, list) else parent[last]
-
-
-def apply(doc: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
-    """Apply a patch made by ``diff`` (the subset of RFC 6902 it uses) to ``doc`` in
-    place; ValueError when its ``test`` fails.  For tests and tools (pages do the same
-    in ``common/patch.js``)."""
-    import copy
-
-    for op in ops:
-        kind = op["op"]
-        if kind == "test":
-            if _get(doc, op["path"]) != op["value"]:
-                raise ValueError(f"patch test failed at {op['path']}")
-            continue
-        if kind == "copy":
-            value = copy.deepcopy(_get(doc, op["from"]))
-        elif kind == "remove":
-            parent, last = _walk(doc, op["path"])
-            del parent[int(last) if isinstance(parent, list) else last]
-            continue
-        else:
-            value = op["value"]
-        parent, last = _walk(doc, op["path"])
-        if isinstance(parent, list):
-            if last == "-":
-                parent.append(value)
-            else:
-                parent[int(last)] = value
-        else:
-            parent[last] = value
-    return doc
-
-
 def _add(pointer: str, value: Any, ops: list[Op], known: dict[int, str],
          final: str | None = None) -> None:
     """Add ``value`` at ``pointer`` (``final``: where it ends up, for an append); an
@@ -166,8 +123,8 @@ def _add(pointer: str, value: Any, ops: list[Op], known: dict[int, str],
         copies = [{"op": "copy", "from": known[id(member)],
                    "path": f"{where}/{_pointer([key])[1:]}"}
                   for key, member in value.items() if id(member) in known]
-        copies = [op for op in copies if _size([op]) < _size([_get(value, "/" + op["path"]
-                                                               [len(where) + 1:])])]
+        copies = [op for op in copies
+                  if _size([op]) < _size([value[_unescape(op["path"][len(where) + 1:])]])]
         if copies:
             skip = {_unescape(op["path"][len(where) + 1:]) for op in copies}
             ops.append({"op": "add", "path": pointer,

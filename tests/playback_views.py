@@ -1,0 +1,48 @@
+"""The views the table sends while it plays a round back, made by the table's own
+playback cursor: one per step (the board at the cursor, the step in ``happened``),
+then the end.  For the strip's tests, which must work from what the table says
+alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kalimambo.engine import Game
+from kalimambo.web.playback import Playback, playback_ended, step_shown
+from kalimambo.web.tablestate import board_of
+
+View = dict[str, Any]
+
+
+def whole(view: View) -> View:
+    """A view with nothing in ``happened`` (a refresh)."""
+    return {**view, "happened": []}
+
+
+def told(view: View, *happened: dict[str, Any]) -> View:
+    return {**view, "happened": list(happened)}
+
+
+def play_round(game: Game, cards: dict[str, int], view_of: Any, pause_ms: int = 1000,
+               skip_from: int | None = None) -> list[View]:
+    """Play ``cards`` in ``game`` and give the table's messages for its playback, as
+    ``view_of(game)`` shapes a view: each step shown (or, from step ``skip_from`` on,
+    skipped), then the playback's end with the round in the history."""
+    before = board_of(game)
+    events = [event.to_dict() for event in game.play_round(cards)]
+    playback = Playback.begin(game.rounds_played, events, before, "step", pause_ms, 0.0)
+    after = view_of(game)
+    messages = []
+    while not playback.done:
+        if skip_from is not None and playback.step >= skip_from:
+            playback.jump()
+        else:
+            playback.next(0.0)
+        board = playback.board()
+        messages.append(told({**after, "phase": "playing", "rhino": board.rhino,
+                              "positions": board.positions, "history": after["history"][:-1],
+                              "playback": playback.to_view(last_step=playback.done)},
+                             step_shown(playback).public()))
+    messages.append(told({**after, "playback": playback.to_view()},
+                         playback_ended(playback).public()))
+    return messages
