@@ -10,6 +10,12 @@ sample names and once with seven names of the longest length a seat may have
 (``seats.NAME_MAX``), with every seat playing its lowest card (ties: everyone pays at
 once) or random cards.  Prints the largest message of each kind and how many are over
 2 KB; asserts nothing about them.
+
+Beside each stream message it sizes what the lights process is sent for the same
+change (``TableService``'s own messages, captured where they would go on the socket):
+the stream's patch, or during a replay a patch of the replay's board, each with the
+change's ``happened``.  The whole view a lights process gets when it (re)connects is
+sized on its own, every change (as if it connected then).
 """
 
 from __future__ import annotations
@@ -25,9 +31,11 @@ from pathlib import Path
 
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import SAMPLE_NAMES
-from kalimambo.web.events import patch_message
+from kalimambo.web.events import Broadcaster, patch_message
 from kalimambo.web.host import HostAuth
+from kalimambo.web.lightslink import LightsLink
 from kalimambo.web.seats import NAME_MAX
+from kalimambo.web.service import TableService
 from kalimambo.web.store import Store
 from kalimambo.web.table import Change, Table
 from kalimambo.web.tasks import InlineRunner
@@ -37,21 +45,48 @@ LONG_NAMES = tuple(name.ljust(NAME_MAX, name[-1]) for name in SAMPLE_NAMES)
 SKIP_AT = (0, 1, 3)
 
 
-def _table(folder: Path) -> Table:
+class LightsWire:
+    """Where the service's lights messages go: kept, to be sized, not sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[int] = []
+
+    def send(self, message: dict[str, object] | bytes) -> bool:
+        self.sent.append(len(message) if isinstance(message, bytes) else 0)
+        return True
+
+
+def _table(folder: Path) -> tuple[Table, TableService, LightsWire]:
     store = Store(folder / "kalimambo.sqlite3")
-    return Table(store, 32, HostAuth(store, "1234", "key"), runner=InlineRunner(),
-                 default_pacing="step", default_pause_ms=500, clock=lambda: 0.0)
+    table = Table(store, 32, HostAuth(store, "1234", "key"), runner=InlineRunner(),
+                  default_pacing="step", default_pause_ms=500, clock=lambda: 0.0)
+    link = LightsLink(None, 32)
+    wire = LightsWire()
+    link.send = wire.send  # type: ignore[method-assign]  # sized here, not sent
+    service = TableService(table, store, link, Broadcaster(), "1234")
+    return table, service, wire
 
 
-def _sized(table: Table, sizes: list[int], action: Callable[[], object]) -> None:
-    """Run ``action`` and add the size of every message it makes to ``sizes``."""
+WIRES: dict[int, tuple[TableService, LightsWire]] = {}
+"""The service and lights wire of each table being measured (by the table's id)."""
+
+
+def _sized(table: Table, sizes: dict[str, list[int]], kind: str,
+           action: Callable[[], object]) -> None:
+    """Run ``action``; add the size of every stream message it makes to
+    ``sizes[kind]``, every lights message to ``sizes["lights: " + kind]``, and the
+    whole view a lights process would get then to ``sizes["lights: (re)connect"]``."""
     changes: list[Change] = []
+    service, wire = WIRES[id(table)]
     table.listeners.append(changes.append)
+    wire.sent.clear()
     try:
         action()
     finally:
         table.listeners.remove(changes.append)
-    sizes += [len(patch_message(change)) for change in changes]
+    sizes[kind] += [len(patch_message(change)) for change in changes]
+    sizes["lights: " + kind] += wire.sent
+    sizes["lights, whole view on (re)connect"] += [len(m) for m in service._welcome()]
 
 
 def _pick_all(table: Table, tokens: list[str], round_no: int, rng: random.Random,
@@ -67,7 +102,8 @@ def one_game(names: Sequence[str], seed: int, lowest: bool, skip_at: int | None,
     ``skip_at`` steps; with ``skip_at`` None some rounds are also undone and played
     again (at the start, mid-playback or after)."""
     with tempfile.TemporaryDirectory(prefix="kalimambo-messages-") as folder:
-        table = _table(Path(folder))
+        table, service, wire = _table(Path(folder))
+        WIRES[id(table)] = (service, wire)
         tokens = [table.join(name)[1] for name in names]
         table.start(None, seed=seed)
         rng = random.Random(seed)
@@ -77,34 +113,35 @@ def one_game(names: Sequence[str], seed: int, lowest: bool, skip_at: int | None,
             _pick_all(table, tokens, round_no, rng, lowest)
             if skip_at is not None:
                 for _ in range(skip_at):
-                    _sized(table, sizes["step"], table.next_step)
+                    _sized(table, sizes, "step", table.next_step)
                 if table.playing:
-                    _sized(table, sizes["skip"], table.skip)
+                    _sized(table, sizes, "skip", table.skip)
                 continue
             shown = rng.randrange(4)
             for _ in range(shown):
                 if table.playing:
-                    _sized(table, sizes["step"], table.next_step)
+                    _sized(table, sizes, "step", table.next_step)
             if undos < 3 and rng.random() < 0.2:
-                _sized(table, sizes["undo during a playback" if shown else "undo at once"],
+                _sized(table, sizes, "undo during a playback" if shown else "undo at once",
                        table.undo)
                 undos, round_no = undos + 1, round_no - 1
                 continue
             while table.playing:
-                _sized(table, sizes["step"], table.next_step)
+                _sized(table, sizes, "step", table.next_step)
             if undos < 3 and round_no < ROUNDS and rng.random() < 0.2:
-                _sized(table, sizes["undo after a round"], table.undo)
+                _sized(table, sizes, "undo after a round", table.undo)
                 undos, round_no = undos + 1, round_no - 1
         if skip_at is None:
             replay_game(table, rng, sizes)
-        table.store.close()
+        WIRES.pop(id(table))
+        service.close()
 
 
 def replay_game(table: Table, rng: random.Random, sizes: dict[str, list[int]]) -> None:
     """"Watch again" on the finished game: each round stepped through or skipped (after
     0 to 3 steps), at random."""
     game_id = table.game_id
-    _sized(table, sizes["replay: start"], lambda: table.replay(game_id))
+    _sized(table, sizes, "replay: start", lambda: table.replay(game_id))
     for round_no in range(1, ROUNDS + 1):
         skip_after = rng.choice((None, 0, 1, 3))
         shown = 0
@@ -113,9 +150,9 @@ def replay_game(table: Table, rng: random.Random, sizes: dict[str, list[int]]) -
             if playback["round"] == round_no and playback["step"] == playback["steps"]:
                 break
             if skip_after is not None and shown >= skip_after:
-                _sized(table, sizes["replay: skip"], table.skip)
+                _sized(table, sizes, "replay: skip", table.skip)
             else:
-                _sized(table, sizes["replay: step"], table.next_step)
+                _sized(table, sizes, "replay: step", table.next_step)
                 shown += 1
 
 

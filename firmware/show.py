@@ -37,6 +37,8 @@ ATTRACT_COLOURS: tuple[RGB, ...] = (*EXPLORER_COLOURS.values(), MAMBO_COLOUR, KA
 START_AFRESH = frozenset({"step_skipped", "round_undone", "lobby_opened", "replay_started",
                           "replay_stopped"})
 """What the table says that makes whatever is playing out of date: draw the view."""
+PLAYBACK = frozenset({"step_shown", "step_skipped", "playback_ended"})
+"""What a playback tells: the table's own, or a replay's (``"replay": true``)."""
 
 
 def _shown(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -84,8 +86,7 @@ class Show:
             if not isinstance(told, Mapping):
                 continue
             kind = told.get("type")
-            if kind in ("step_shown", "playback_ended") and bool(told.get("replay")) \
-                    != replaying:
+            if kind in PLAYBACK and bool(told.get("replay")) != replaying:
                 continue  # the other board's (a live table behind a replay)
             seconds = float(told.get("seconds") or 0.0)
             if kind == "step_shown":

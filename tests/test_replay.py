@@ -145,12 +145,20 @@ def test_attract_mode_starts_on_the_tables_clock_and_loops(tmp_path: Path) -> No
     replay_view = view["replay"]
     assert view["phase"] == "lobby" and replay_view["attract"] is True
     assert replay_view["reason"]["code"] in ("rhino_run", "penalty", "dung")
+    # the start is a message of its own, at step 0; the reveal is due at once
+    assert view["happened"] == [{"type": "replay_started", "game_id": replay_view["game_id"]}]
+    assert replay_view["board"]["playback"]["step"] == 0 and table.due() == clock.now
+    assert table.tick()
+    view = table.public_view()
+    replay_view = view["replay"]
     board = replay_view["board"]
     assert board["playback"]["round"] == 1 and board["playback"]["step"] == 1
     assert board["playback"]["pacing"] == "auto"
     # the strip draws the replay's board in the live view's shape
     assert strip_view(view)["positions"] == board["positions"]
-    assert strip_view(view)["game_id"] == f"replay-{replay_view['game_id']}"
+    assert strip_view(view)["replay"] is True
+    assert strip_view(view)["playback"] == {"shown": board["playback"]["shown"]}
+    assert "history" not in strip_view(view)  # only what the strip draws from
     first = replay_view["game_id"]
 
     # every replayed step is a step of the round's own events, in order
@@ -160,7 +168,7 @@ def test_attract_mode_starts_on_the_tables_clock_and_loops(tmp_path: Path) -> No
     for change in seen:
         for told in change.view["happened"]:
             if told["type"] == "step_shown":
-                assert told["replay"] is True
+                assert told.get("replay") is True
                 playback = change.view["replay"]["board"]["playback"]
                 shown = playback["shown"][told["first"]:told["first"] + told["count"]]
                 steps.setdefault(told["round"], []).append(shown)

@@ -197,8 +197,9 @@ class Running:
         self.wait_until = None
 
     def start(self, now: float) -> None:
-        """From the first round's reveal, shown at once in any pacing."""
-        self._open(0, now)
+        """At the first round's step 0: the replay's start is a message of its own, and
+        its reveal comes in the next (at once in auto pacing, on the table's clock)."""
+        self.begin(0, now)
 
     def _open(self, index: int, now: float) -> None:
         """Round ``index`` with its reveal shown at once, as a live round's."""
@@ -424,7 +425,7 @@ class Replays:
         game, reason = picked
         self.running = Running(game, True, reason, "auto", pause_ms)
         self.running.start(now)
-        return [ReplayStarted(game.game_id, True), *self.running.stepped()]
+        return [ReplayStarted(game.game_id, True)]
 
     def _day_games(self) -> list[ReplayGame]:
         since = self.day_start()
@@ -444,7 +445,7 @@ class Replays:
     def start(self, game_id: object, phase: str, pacing: str, pause_ms: int,
               now: float) -> list[TableEvent]:
         """The host's replay of stored game ``game_id``; 4xx and nothing changed if it
-        cannot be. Answers what happened (its reveal is shown at once)."""
+        cannot be. Answers what happened: its start, at step 0 (the reveal comes next)."""
         if not is_int(game_id) or game_id < 1:
             raise bad_request("bad_game_id", "game_id is the number of a game in the "
                                              "archive (GET /api/v1/games).")
@@ -461,7 +462,7 @@ class Replays:
         running = Running(game, False, None, pacing, pause_ms)
         running.start(now)
         self.running = running
-        return [ReplayStarted(game.game_id, False), *running.stepped()]
+        return [ReplayStarted(game.game_id, False)]
 
     def stop(self, now: float) -> list[TableEvent]:
         if self.running is None:
@@ -480,10 +481,21 @@ class Replays:
         return self.running.skip_step(now)
 
 
+STRIP_KEYS = ("version", "phase", "track_length", "rhino", "positions", "dung", "setup",
+              "winners", "happened")
+"""What the strip draws from (docs/LIGHTS-PROTOCOL.md), besides the seats' names and
+colours and the playback's ``shown``.  Nothing else goes to the lights process: not the
+history, the join address or the host's settings, so its messages stay small."""
+
+
 def strip_view(view: dict[str, Any]) -> dict[str, Any]:
-    """What the strip draws: during a replay the replay's board in the live view's
-    shape, else the view itself."""
+    """What the strip draws: the board (during a replay the replay's, in the live
+    view's shape), what happened, and whether a replay is on."""
     running = view.get("replay")
-    if not running:
-        return view
-    return {**view, **running["board"]}
+    board = {**view, **running["board"]} if running else view
+    playback = board.get("playback")
+    return {**{key: board.get(key) for key in STRIP_KEYS},
+            "seats": [{"name": seat["name"], "colour": seat["colour"]}
+                      for seat in board.get("seats") or []],
+            "playback": {"shown": playback["shown"]} if playback else None,
+            "replay": bool(running)}

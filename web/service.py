@@ -34,8 +34,6 @@ class TableService:
         self.pin = pin
         self._strip_shown: dict[str, Any] | None = None
         """The view the lights process has now (what the next patch starts from)."""
-        self._table_shown: dict[str, Any] | None = None
-        """The table's view it was made from (its patch is the stream's, when equal)."""
         self._timer: threading.Timer | None = None
         self._timer_due: float | None = None
         self._timer_guard = threading.Lock()
@@ -105,25 +103,16 @@ class TableService:
     def _welcome(self) -> list[bytes]:
         """A newly connected lights process (or one that lost its place): the whole
         picture once; every change after it is a patch (``_to_lights``)."""
-        current = self.table.current
-        view = strip_view(current.view)
-        self._strip_shown, self._table_shown = view, current.view
-        return [whole_message(current.view_json if view is current.view
-                              else orjson.dumps(view))]
+        self._strip_shown = strip_view(self.table.current.view)
+        return [whole_message(orjson.dumps(self._strip_shown))]
 
     def _to_lights(self, change: Change) -> None:
-        """What changed for the strip, with its ``happened``: the event stream's own patch,
-        or during a replay one of the replay's board (``strip_view``)."""
+        """What changed for the strip (``strip_view``: only what it draws from), as a
+        patch, with the change's ``happened``."""
         view = strip_view(change.view)
         before, self._strip_shown = self._strip_shown, view
-        table_before, self._table_shown = self._table_shown, change.view
-        if before is None:
-            message = whole_message(orjson.dumps(view))
-        elif view is change.view and before is table_before and change.patch_json:
-            message = patch_message(change.patch_json)
-        else:
-            message = patch_message(orjson.dumps(diff(before, view)))
-        self.lights.send(message)
+        self.lights.send(patch_message(orjson.dumps(diff(before, view))) if before
+                         else whole_message(orjson.dumps(view)))
 
     def _lights_changed(self) -> None:
         """The strip's status changed (or the lights process came or went): a new view,

@@ -107,6 +107,10 @@ class RoundResolved:
         return {"type": "round_resolved", "round": self.played.round}
 
 
+def _replay(event: StepShown | PlaybackEnded) -> dict[str, bool]:
+    return {"replay": True} if event.replay else {}
+
+
 @dataclass(frozen=True, slots=True)
 class StepShown:
     """The playback's cursor moved to ``step`` of ``steps``: that step's events, for the
@@ -126,8 +130,9 @@ class StepShown:
     replay: bool = False
 
     def public(self) -> dict[str, Any]:
-        where: dict[str, Any] = {"round": self.round, "step": self.step,
-                                 "steps": self.steps, "replay": self.replay}
+        """Kept short (every step's message carries it): ``steps`` is in the playback,
+        ``replay`` is said only when true."""
+        where: dict[str, Any] = {"round": self.round, "step": self.step, **_replay(self)}
         if self.skipped:
             return {"type": "step_skipped", **where}
         return {"type": "step_shown", **where, "kind": self.kind, "first": self.first,
@@ -147,7 +152,7 @@ class PlaybackEnded:
 
     def public(self) -> dict[str, Any]:
         return {"type": "playback_ended", "round": self.round, "first": self.first,
-                "seconds": self.seconds, "skipped": self.skipped, "replay": self.replay}
+                "seconds": self.seconds, "skipped": self.skipped, **_replay(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +213,7 @@ class ReplayStarted:
     attract: bool
 
     def public(self) -> dict[str, Any]:
-        return {"type": "replay_started", "game_id": self.game_id, "attract": self.attract}
+        return {"type": "replay_started", "game_id": self.game_id}
 
 
 @dataclass(frozen=True, slots=True)

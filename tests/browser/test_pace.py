@@ -57,14 +57,16 @@ class StripRecorder:
         self._lock = threading.Lock()
         update, draw = self.lights.update, self.lights.show.draw
 
-        def recorded_update(view: Mapping[str, Any],
-                            events: Sequence[Mapping[str, Any]] | None = None) -> None:
+        def recorded_update(view: Mapping[str, Any], whole: bool = False) -> None:
             playback = view.get("playback")
-            if events and isinstance(playback, Mapping):
-                with self._lock:
-                    self.sent.append((time.monotonic(), int(playback["round"]),
-                                      int(playback["step"]), [dict(e) for e in events]))
-            update(view, events)
+            for told in [] if whole else view.get("happened") or []:
+                if told["type"] == "step_shown" and isinstance(playback, Mapping):
+                    first = told["first"]
+                    events = playback["shown"][first:first + told["count"]]
+                    with self._lock:
+                        self.sent.append((time.monotonic(), int(told["round"]),
+                                          int(told["step"]), [dict(e) for e in events]))
+            update(view, whole)
 
         def recorded_draw(now: float) -> Any:
             drawing = draw(now)

@@ -25,10 +25,25 @@ import { cue, unlockOnGesture } from "./board/sound.js";
 import { snapshot, state } from "./board/state.js";
 import { startStrip } from "./board/strip.js";
 
-/** A key for the step a view shows: game, round and cursor. */
+/** A key for the step a view shows: game, round and cursor (for the tests). */
 function stepKey(view) {
   const p = view.playback;
   return p ? `${view.game_id}/${p.round}/${p.step}` : `${view.game_id}/-`;
+}
+
+/* What the table says happened, as the board acts on it (view.happened): nothing here
+   compares two views. */
+const START_AFRESH = new Set(["step_skipped", "round_undone", "lobby_opened",
+  "replay_started", "replay_stopped"]);
+/** What a playback tells (the table's own, or a replay's: "replay": true). */
+const PLAYBACK = new Set(["step_shown", "step_skipped", "playback_ended"]);
+
+/** The table's account of the change, for the board shown: during a replay the
+    replay's steps, else the table's own. */
+function told(tableView) {
+  const replaying = Boolean(tableView.replay);
+  return (tableView.happened || []).filter((ev) =>
+    !PLAYBACK.has(ev.type) || Boolean(ev.replay) === replaying);
 }
 
 /** Animate one step's events over the board as it was before the step. */
@@ -70,7 +85,8 @@ async function animate(step, view) {
     drawRing();
     renderScores();
   }
-  await wait(Math.min(600, pause()));
+  // a short rest before the next step: within the table's time for this one
+  await wait(Math.min(600, step.seconds ? step.seconds * 1000 : pause()));
   state.hit = null;
   state.flashHeap = null;
 }
@@ -92,42 +108,45 @@ async function play() {
   render();
 }
 
-function onView(tableView) {
-  const view = shownView(tableView);  // a replay's board, or the table's own
-  const previous = state.view;
-  state.view = view;
+/** The board at the cursor as it is, nothing replayed: the first view, a reload
+    mid-playback, a skip, an undo, a new game, a replay's start or end. */
+function drawAfresh(view) {
   const p = view.playback;
-  const key = stepKey(view);
-  const before = previous ? stepKey(previous) : null;
-  const was = previous && previous.game_id === view.game_id && previous.playback;
-  const sameRound = p && was && was.round === p.round;
-  const animated = p && p.current && !p.current.skipped;
-  const shownBefore = sameRound ? (was.shown || []).length : 0;
-  if (key !== before && sameRound && animated && p.step === was.step + 1) {
-    const step = { kind: p.current.kind, events: (p.shown || []).slice(p.current.first) };
-    state.queue.push({ step, view });  // the cursor moved one step: animate it
-    play();
-  } else if (key === before && sameRound && animated && (p.shown || []).length > shownBefore) {
-    // the playback's end: the round's closing event, held back for it, is told now
-    const step = { kind: "round_end", events: p.shown.slice(shownBefore) };
-    state.queue.push({ step, view });
-    play();
-  } else if (key !== before || !state.shown) {
-    // first view, a reload mid-playback, a skip, an undo, a new game: the board at the
-    // cursor as it is, no replay
-    state.queue = [];
-    state.shown = snapshot(view);
-    // mid-playback the round's cards stay on the ring (its reveal has been shown)
-    state.cards = view.phase === "playing" && p
-      ? (p.shown || []).find((ev) => ev.type === "reveal") || null : null;
-    if (!state.playing) document.body.dataset.step = key;
-    if (!state.playing) render();
-  } else if (!state.playing) {
+  state.queue = [];
+  state.shown = snapshot(view);
+  // mid-playback the round's cards stay on the ring (its reveal has been shown)
+  state.cards = view.phase === "playing" && p
+    ? (p.shown || []).find((ev) => ev.type === "reveal") || null : null;
+  if (!state.playing) document.body.dataset.step = stepKey(view);
+  if (!state.playing) render();
+}
+
+function onView(tableView, whole) {
+  const view = shownView(tableView);  // a replay's board, or the table's own
+  state.view = view;
+  const shown = (view.playback && view.playback.shown) || [];
+  let acted = false;
+  for (const ev of whole || !state.shown ? [] : told(tableView)) {
+    if (ev.type === "step_shown") {  // the cursor moved: animate that step
+      const events = shown.slice(ev.first, ev.first + ev.count);
+      state.queue.push({ step: { kind: ev.kind, events, seconds: ev.seconds }, view });
+      acted = true;
+    } else if (ev.type === "playback_ended" && !ev.skipped && shown.length > ev.first) {
+      // the round's closing event, held back for the end, is told now
+      const events = shown.slice(ev.first);
+      state.queue.push({ step: { kind: "round_end", events, seconds: ev.seconds }, view });
+      acted = true;
+    } else if (START_AFRESH.has(ev.type)) {
+      drawAfresh(view);
+      acted = true;
+    }
+  }
+  if (whole || !state.shown) drawAfresh(view);
+  else if (state.queue.length) play();
+  else if (!state.playing && !acted) {
     state.shown = snapshot(view);
     render();
-  } else {
-    renderSide();
-  }
+  } else if (state.playing) renderSide();
   renderControls();
 }
 

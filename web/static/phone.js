@@ -246,24 +246,40 @@ function renderLast() {
   const entry = view.last_round;
   const box = $("last");
   box.hidden = !entry;
-  if (!entry) {
-    if (state.seenRound) sheet.close(); // the only round was undone
-    state.seenRound = state.seenRound === null ? null : 0;
-    return;
-  }
+  if (!entry) return;
   $("last-title").textContent = t("reveal.title", { round: entry.round });
   revealList($("last-cards"), entry, view);
   fillStory($("last-story"), story(entry, state.me.name, view));
-  if (state.seenRound !== null && entry.round > state.seenRound) {
-    state.seenRound = entry.round;
-    // the last round's reveal stays in the page, under the final ranking: game over
-    // comes first, nothing on top of it
-    if (view.phase === "finished") sheet.close();
-    else openSheet(entry);
-  } else if (state.seenRound !== null && entry.round < state.seenRound) {
-    state.seenRound = entry.round; // undo took a round back
+}
+
+/** Act on what the table says happened (view.happened; never a comparison of two
+    views): a round's playback ended, so its reveal opens here (the last round's stays
+    in the page under the final ranking: game over comes first, nothing on top of it);
+    an undo or a new lobby takes the open reveal away. */
+function onHappened(view) {
+  for (const ev of view.happened || []) {
+    if (ev.type === "playback_ended" && !ev.replay && view.last_round) {
+      state.seenRound = view.last_round.round;
+      if (view.phase === "finished") sheet.close();
+      else openSheet(view.last_round);
+    } else if (ev.type === "round_undone" || ev.type === "lobby_opened") {
+      state.seenRound = view.last_round ? view.last_round.round : 0;
+      sheet.close();
+    }
+  }
+}
+
+/** A whole view (the page opened or woke up): a reveal shown while it slept, that this
+    player has not seen yet, opens now. */
+function onWoken(view) {
+  const entry = view.last_round;
+  const round = entry ? entry.round : 0;
+  if (state.seenRound !== null && round > state.seenRound && view.phase !== "finished") {
+    openSheet(entry);
+  } else if (round < (state.seenRound || 0)) {
     sheet.close();
   }
+  state.seenRound = round;
 }
 
 function openSheet(entry) {
@@ -307,14 +323,15 @@ function render() {
   state.hintKey = hintKey;
 }
 
-function onView(view) {
+function onView(view, whole) {
   state.view = view;
   if (!state.token) { render(); return; }
   const inTable = (view.seats || []).some((s) => state.me && s.name === state.me.name);
   if (!state.me || viewKey(view) !== state.meKey || !inTable) {
-    loadMe();
+    loadMe().then(() => (whole ? onWoken(state.view) : onHappened(view)));
   } else {
     render();
+    if (whole) onWoken(view); else onHappened(view);
   }
 }
 

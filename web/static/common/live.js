@@ -16,7 +16,9 @@ export function setConnected(ok) {
     stream sends the whole view first, then "patch" events (JSON Patch) with only what
     changed; a patch that does not fit (a missed message) reopens the stream.
 
-    onView(view) gets every view; #conn shows the connection state; tokenOf() gives
+    onView(view, whole) gets every view: `whole` for the stream's first view or a
+    fresh start (draw it as it is), else a patch's, whose view.happened says what
+    that change did (animate it). #conn shows the connection state; tokenOf() gives
     the seat's token, so the table knows that seat is connected.
     Returns {reconnect} for pages that wake up from sleep. */
 export function live(onView, tokenOf) {
@@ -37,7 +39,7 @@ export function live(onView, tokenOf) {
       delay = 1000;
       current = view;
       setConnected(true);
-      onView(view);
+      onView(view, true);
     };
     source.addEventListener("patch", (message) => {
       if (!current) return;
@@ -51,7 +53,7 @@ export function live(onView, tokenOf) {
         return;
       }
       current = view;
-      onView(view);
+      onView(view, false);
     });
     source.onerror = () => {
       setConnected(false);
