@@ -25,12 +25,12 @@ from pathlib import Path
 
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import SAMPLE_NAMES
-from kalimambo.web.events import patch_message
-from kalimambo.web.host import HostAuth
-from kalimambo.web.seats import NAME_MAX
-from kalimambo.web.store import Store
-from kalimambo.web.table import Change, Table
-from kalimambo.web.tasks import InlineRunner
+from kalimambo.web.core.seats import NAME_MAX
+from kalimambo.web.live.stream import patch_message
+from kalimambo.web.storage.store import Store
+from kalimambo.web.table.hostlogin import HostAuth
+from kalimambo.web.table.service import Change, Table
+from kalimambo.web.table.tasks import InlineRunner
 
 LIMIT = 2048
 LONG_NAMES = tuple(name.ljust(NAME_MAX, name[-1]) for name in SAMPLE_NAMES)

@@ -20,12 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kalimambo.web.pages import qr_svg
-from kalimambo.web.store import DB_NAME, Store
+from kalimambo.web.http.pages import qr_svg
+from kalimambo.web.storage.store import DB_NAME, Store
 from tests.browser.conftest import PHONE, Server
 from tests.browser.play import WAIT_MS, console_errors
 from tests.helpers import kalimambo, wait_for
-from tests.test_replay import store_today
+from tests.table.test_replay import store_today
 
 PIN = "Pin-Zq7Xk2"
 """A PIN no page could show by chance (the usual 1234 turns up in drawn numbers)."""
