@@ -26,9 +26,12 @@ PROG = "kalimambo host-link"
 def read_key(path: Path) -> str | None:
     """The host key kept in the store at ``path`` (None if none was made yet); never
     writes.  ``sqlite3.Error`` if the store cannot be read."""
+    from kalimambo.web.storage.store import SettingKey
+
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        row = db.execute("SELECT value FROM settings WHERE key = 'host_key'").fetchone()
+        row = db.execute("SELECT value FROM settings WHERE key = ?",
+                         (SettingKey.HOST_KEY,)).fetchone()
     finally:
         db.close()
     if row is None:

@@ -37,6 +37,7 @@ import pytest
 
 from bench.attacks import request_bytes
 from kalimambo.web.http import limits
+from kalimambo.web.storage.store import SettingKey
 from tests.conftest import ROOT, ServerProcess, http
 from tests.helpers import assert_refused, child_pids, free_port, kalimambo, runs
 
@@ -611,7 +612,7 @@ BREAKAGES = {
     "damaged header": lambda p: p.write_bytes(b"\x00" * 100 + p.read_bytes()[100:]),
     "a directory": lambda p: (p.unlink(), p.mkdir()),
     "bad setting": lambda p: _sql(p, "UPDATE settings SET value = '{oops' "
-                                     "WHERE key = 'restarts'"),
+                                     f"WHERE key = '{SettingKey.RESTARTS}'"),
     "bad setup": lambda p: _sql(p, "UPDATE games SET setup = '[1,' WHERE started IS NOT NULL"),
     "wrong setup": lambda p: _sql(p, "UPDATE games SET setup = '{\"rhino\": 1}' "
                                      "WHERE started IS NOT NULL"),

@@ -24,7 +24,7 @@ import pytest
 
 from kalimambo.web.http.app import create_app
 from kalimambo.web.http.pages import qr_svg
-from kalimambo.web.storage.store import DB_NAME
+from kalimambo.web.storage.store import DB_NAME, SettingKey
 from kalimambo.web.table.hostlogin import FREE_TRIES, is_own_screen
 from tests.conftest import PIN
 from tests.helpers import assert_refused, kalimambo, wait_for
@@ -60,7 +60,7 @@ def local(client: Any, where: dict[str, str] = OWN) -> dict[str, Any]:
 
 
 def first_code(client: Any) -> str:
-    code: str = table_of(client).store.setting("first_host_code")
+    code: str = table_of(client).store.setting(SettingKey.FIRST_HOST_CODE)
     return code
 
 

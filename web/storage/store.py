@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 DB_NAME = "kalimambo.sqlite3"
 """The store's file in the data directory (one place: the app, the start-up checks and
@@ -126,6 +126,34 @@ def storage_reason(error: sqlite3.Error) -> str | None:
         if name.startswith(prefix):
             return reason
     return None
+
+
+class SettingKey:
+    """The key of each stored setting (the ``settings`` table: one JSON value a key), named
+    here once: the table, the booth, the host's login, the day and the start-up checks all
+    read and write them by these names."""
+
+    RESTARTS: Final = "restarts"
+    """How often the table has started on this data dir (its views' version epoch)."""
+    HINTS: Final = "hints"
+    PACING: Final = "pacing"
+    PAUSE_MS: Final = "pause_ms"
+    """The host's settings (``Settings``): hints on or off, the pacing and its pause."""
+    PLAYBACK: Final = "playback"
+    """``[game id, round]`` while that round is played back (a restart plays it again)."""
+    ATTRACT: Final = "attract"
+    ATTRACT_AFTER_S: Final = "attract_after_s"
+    SOUND: Final = "sound"
+    """The booth's settings: attract mode, the lobby's idle time before it, sound cues."""
+    NEW_DAY: Final = "new_day"
+    """When the host began a new day (the day's leaderboard counts from it)."""
+    HOST_KEY: Final = "host_key"
+    FIRST_HOST_CODE: Final = "first_host_code"
+    """The host key of the host link, and the one-time first-host code."""
+    HOST_PIN: Final = "host_pin"
+    """A PIN an older table made and kept here: still checked at start, no longer written."""
+    LAST_START: Final = "last_start"
+    """When the table last started (the start-up check's proof that the store takes a write)."""
 
 
 SET_SETTING = ("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) "

@@ -21,7 +21,7 @@ from typing import Any
 
 from kalimambo.engine.game import Game
 from kalimambo.engine.setup import Setup, is_int
-from kalimambo.web.storage.store import DB_NAME, StorageError, Store
+from kalimambo.web.storage.store import DB_NAME, SettingKey, StorageError, Store
 
 LOCK_NAME = "kalimambo.lock"
 
@@ -40,9 +40,9 @@ def _is_number(value: object) -> bool:
 
 # What each stored setting must hold (a JSON true is not a whole number).
 SETTING_KINDS: dict[str, Callable[[object], bool]] = {
-    "restarts": is_int, "hints": _is_bool, "pacing": _is_str, "pause_ms": is_int,
-    "host_key": _is_str, "host_pin": _is_str, "last_start": _is_number,
-    "first_host_code": _is_str,
+    SettingKey.RESTARTS: is_int, SettingKey.HINTS: _is_bool, SettingKey.PACING: _is_str,
+    SettingKey.PAUSE_MS: is_int, SettingKey.HOST_KEY: _is_str, SettingKey.HOST_PIN: _is_str,
+    SettingKey.LAST_START: _is_number, SettingKey.FIRST_HOST_CODE: _is_str,
 }
 
 
@@ -153,7 +153,7 @@ def check_store(path: Path) -> str:
         _check_current_game(store)
         from kalimambo.web.table.hostlogin import stored_key
 
-        store.set_settings({"last_start": time.time()})  # proves the store takes a write
+        store.set_settings({SettingKey.LAST_START: time.time()})  # proves the store takes a write
         return stored_key(store)
     except StorageError as error:
         raise StartupError(f"{path}: cannot be written ({error.reason})") from None

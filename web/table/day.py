@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
-from kalimambo.web.storage.store import Store
+from kalimambo.web.storage.store import SettingKey, Store
 
-SETTING = "new_day"
+SETTING = SettingKey.NEW_DAY
 
 
 def local_midnight(now: float) -> float:

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from kalimambo.engine.setup import is_int
 from kalimambo.web.core.refusals import ApiError
 from kalimambo.web.core.seats import new_token, token_hash
-from kalimambo.web.storage.store import Store
+from kalimambo.web.storage.store import SettingKey, Store
 
 FREE_TRIES = 5
 """Wrong PINs allowed from one address before it is locked out."""
@@ -53,10 +53,10 @@ def make_key() -> str:
 
 def stored_key(store: Store) -> str:
     """The host key kept in the data dir, made (and kept) on first use."""
-    key = store.setting("host_key")
+    key = store.setting(SettingKey.HOST_KEY)
     if not isinstance(key, str) or len(key) < 16:
         key = make_key()
-        store.set_settings({"host_key": key})
+        store.set_settings({SettingKey.HOST_KEY: key})
     return key
 
 
@@ -64,10 +64,10 @@ def stored_first_code(store: Store) -> str:
     """The first-host code kept in the data dir (made, and kept, on first use): the
     secret of the QR code the table's own screen shows before the first host logs in.
     Kept, so the code on a screen left open across a restart still works."""
-    code = store.setting("first_host_code")
+    code = store.setting(SettingKey.FIRST_HOST_CODE)
     if not isinstance(code, str) or len(code) < 16:
         code = make_key()
-        store.set_settings({"first_host_code": code})
+        store.set_settings({SettingKey.FIRST_HOST_CODE: code})
     return code
 
 
@@ -124,7 +124,7 @@ class HostAuth:
         self.key = key
         self.clock = clock
         self._tokens = store.host_tokens()
-        code = store.setting("first_host_code")
+        code = store.setting(SettingKey.FIRST_HOST_CODE)
         self._first_code: str | None = code if isinstance(code, str) and len(code) >= 16 \
             else None
         self._first_lock = threading.Lock()

@@ -27,7 +27,7 @@ from kalimambo.web.core.playback import Playback
 from kalimambo.web.core.refusals import ApiError, bad_request, conflict
 from kalimambo.web.core.seats import COLOURS
 from kalimambo.web.storage.archive import stored_record
-from kalimambo.web.storage.store import GameRow, Store
+from kalimambo.web.storage.store import GameRow, SettingKey, Store
 
 ROUND_GAP_S = 2.0
 """Auto pacing: the pause between one replayed round's end and the next one's reveal."""
@@ -39,7 +39,8 @@ ATTRACT_AFTER_MIN_S = 1
 ATTRACT_AFTER_MAX_S = 3600
 GAME_ID_MAX = 2**63 - 1
 """The largest id the store can hold (SQLite's INTEGER): a bigger one is no game."""
-SETTINGS = {"attract": True, "attract_after_s": DEFAULT_ATTRACT_AFTER_S, "sound": False}
+SETTINGS = {SettingKey.ATTRACT: True, SettingKey.ATTRACT_AFTER_S: DEFAULT_ATTRACT_AFTER_S,
+            SettingKey.SOUND: False}
 """The booth's host settings and their defaults (kept in the store's settings)."""
 
 WEIGHT_RHINO_SPACE = 1.0
@@ -313,11 +314,11 @@ class Running:
 def check_settings(data: dict[str, Any]) -> dict[str, Any]:
     """The booth settings among ``data`` (others are the table's), checked; 400 if bad."""
     found = {key: data[key] for key in SETTINGS if key in data}
-    for key in ("attract", "sound"):
+    for key in (SettingKey.ATTRACT, SettingKey.SOUND):
         if key in found and not isinstance(found[key], bool):
             raise bad_request("bad_setting", f"{key} is true or false.")
-    after = found.get("attract_after_s")
-    if "attract_after_s" in found and (
+    after = found.get(SettingKey.ATTRACT_AFTER_S)
+    if SettingKey.ATTRACT_AFTER_S in found and (
             not is_int(after)
             or not ATTRACT_AFTER_MIN_S <= after <= ATTRACT_AFTER_MAX_S):
         raise bad_request("bad_setting", "attract_after_s is a whole number of seconds from "
@@ -351,7 +352,8 @@ class Replays:
         self._gave_up = False
         if self.idle_since is not None:
             self.idle_since = now
-        if not self.settings["attract"] and self.running is not None and self.running.attract:
+        if (not self.settings[SettingKey.ATTRACT] and self.running is not None
+                and self.running.attract):
             self.running = None
 
     def set_pacing(self, pacing: str, pause_ms: int, now: float) -> None:
@@ -388,8 +390,8 @@ class Replays:
         of the lobby's idle time; None when nothing is waiting."""
         if self.running is not None:
             return self.running.due
-        if self.settings["attract"] and self.idle_since is not None:
-            return self.idle_since + float(self.settings["attract_after_s"])
+        if self.settings[SettingKey.ATTRACT] and self.idle_since is not None:
+            return self.idle_since + float(self.settings[SettingKey.ATTRACT_AFTER_S])
         return None
 
     def tick(self, now: float, pause_ms: int) -> tuple[bool, tuple[Event, ...] | None]:

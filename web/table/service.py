@@ -55,7 +55,7 @@ from kalimambo.web.core.state import TableState
 from kalimambo.web.core.view import Surroundings, lights_summary, private_view, public_view
 from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.storage.archive import stored_record
-from kalimambo.web.storage.store import SeatRow, StorageError, Store
+from kalimambo.web.storage.store import SeatRow, SettingKey, StorageError, Store
 from kalimambo.web.table import bots
 from kalimambo.web.table.day import Day
 from kalimambo.web.table.hints import HintDesk
@@ -124,13 +124,13 @@ class Table:
         self.hint_desk = HintDesk()
         self.listeners: list[Listener] = []
         self._streams: dict[str, int] = {}
-        epoch = int(store.setting("restarts", 0)) + 1
+        epoch = int(store.setting(SettingKey.RESTARTS, 0)) + 1
         with contextlib.suppress(StorageError):  # a full disk at start: run, and say so
-            store.set_settings({"restarts": epoch})
+            store.set_settings({SettingKey.RESTARTS: epoch})
         self.version = epoch * VERSION_EPOCH
-        settings = Settings(bool(store.setting("hints", False)),
-                            str(store.setting("pacing", default_pacing)),
-                            int(store.setting("pause_ms", default_pause_ms)))
+        settings = Settings(bool(store.setting(SettingKey.HINTS, False)),
+                            str(store.setting(SettingKey.PACING, default_pacing)),
+                            int(store.setting(SettingKey.PAUSE_MS, default_pause_ms)))
         self.day = Day(store)
         self.replays = Replays(store, self.day.start)  # replays and attract mode
         self.state = self._restore(track_length, settings)
@@ -161,7 +161,7 @@ class Table:
                                        tuple(row.setup["dung"])),
                     row.track_length, kali_deck=row.kali_deck)
         rounds = [(played.cards, played.kali) for played in self.store.rounds(row.id)]
-        replay_last = self.store.setting("playback", None) == [row.id, len(rounds)]
+        replay_last = self.store.setting(SettingKey.PLAYBACK, None) == [row.id, len(rounds)]
         picks = self.store.picks(row.id, len(rounds) + 1)  # used only if a round is open
         return TableState.restore(row.track_length, settings, seats, game, rounds, picks,
                                   replay_last, self.clock())
@@ -375,7 +375,7 @@ class Table:
         else:
             self.store.add_round(self.game_id, plan.round, plan.cards, plan.kali,  # one fsync
                                  finished=plan.finishes,
-                                 settings={"playback": [self.game_id, plan.round]})
+                                 settings={SettingKey.PLAYBACK: [self.game_id, plan.round]})
         self._commit(plan)
         return {"round": plan.round, "card": plan.card,
                 "resolved": isinstance(plan, ResolveRound)}
@@ -384,7 +384,7 @@ class Table:
     def _mark_playing(self, value: list[int] | None) -> None:
         """Keep in the store which round is being played, so a restart plays it again."""
         with contextlib.suppress(StorageError):  # the round itself is stored already
-            self.store.set_settings({"playback": value})
+            self.store.set_settings({SettingKey.PLAYBACK: value})
 
     def due(self) -> float | None:
         """When the table's clock should call ``tick`` (auto pacing, a replay's next
@@ -500,7 +500,9 @@ class Table:
                 {key: value for key, value in data.items() if key not in BOOTH_SETTINGS})
             booth = check_settings(data)  # the booth's (web/replay.py)
             answer = plan.settings.to_dict()
-            self.store.set_settings({**answer, **booth})
+            self.store.set_settings({SettingKey.HINTS: plan.settings.hints,
+                                     SettingKey.PACING: plan.settings.pacing,
+                                     SettingKey.PAUSE_MS: plan.settings.pause_ms, **booth})
             self.replays.apply(booth, self.clock())
             self.replays.set_pacing(plan.settings.pacing, plan.settings.pause_ms,
                                     self.clock())
