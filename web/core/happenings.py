@@ -1,6 +1,6 @@
 """What happens at the table, as typed values that travel inside the process.
 
-The state machine (``kalimambo.web.tablestate``) returns these; the service passes
+The state machine (``kalimambo.web.core.state``) returns these; the service passes
 them to its listeners on each ``Change``.  Engine events stay ``kalimambo.engine.events``
 objects here; they become dicts only where JSON is written (the public view, the
 event stream, the lights wire).
@@ -55,7 +55,7 @@ class RoundPlayed:
     def to_dict(self) -> dict[str, Any]:
         """The history entry of the public view (docs/CONTRACTS.md), made once: every
         view holds this very dict, and the playback's ``shown`` this very ``events``
-        list, so the stream's patch sends them once (``kalimambo.web.viewdiff``).
+        list, so the stream's patch sends them once (``kalimambo.web.core.viewdiff``).
         Do not change it."""
         return self._json
 

@@ -1,7 +1,7 @@
 """Live updates: Server-Sent Events, one bounded queue per client.
 
 A stream gets the whole public view when it opens, then only what changed: each
-change's JSON Patch (``kalimambo.web.viewdiff``), made once for every stream.  A
+change's JSON Patch (``kalimambo.web.core.viewdiff``), made once for every stream.  A
 client whose queue fills up (it fell behind) is sent the whole current view again
 instead of the patches it missed.  A client is subscribed under the table's lock
 together with reading the current view, so it can never miss a change between its

@@ -1,7 +1,7 @@
 """Replays of archived games and the booth's attract mode: a pure object over the table.
 
 A replay plays a stored game back round by round with the very steps of a live round
-(``engine.timeline`` through ``web.playback.Playback``), on its own board: it never
+(``engine.timeline`` through ``web.core.playback.Playback``), on its own board: it never
 touches the table's game, the store's rows or any statistic.  The view carries it as
 ``replay`` (``replay.board`` is shaped like the live view's board part, so the strip
 and the board page draw it with the code that draws a live round).

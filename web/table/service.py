@@ -1,11 +1,11 @@
 """The table's service: the lock, the store, the clock, the computer players and the
-listeners around the pure state machine (``kalimambo.web.tablestate``).
+listeners around the pure state machine (``kalimambo.web.core.state``).
 
 One ``Table`` per app.  Every command runs under one lock: the machine checks it and
 plans it, the plan is committed to the store, and only then applied to the machine (so
 a refused or failed write changes nothing, and every pick and every resolved round is
 on disk before the answer).  Each command ends in ``_changed``: a new public view
-(``kalimambo.web.tableview``), its JSON made once, handed to the listeners (event
+(``kalimambo.web.core.view``), its JSON made once, handed to the listeners (event
 streams, lights) with what happened as typed events.
 """
 
@@ -216,7 +216,7 @@ class Table:
             self._storage_status(), self.day.start(),
             lambda name: self._streams.get(name, 0) > 0),
             last_step=last_step and not replaying)
-        view["replay"] = self.replays.view(last_step and replaying)  # web/replay.py
+        view["replay"] = self.replays.view(last_step and replaying)  # web/table/replay.py
         view["booth"] = dict(self.replays.settings)
         before = getattr(self, "_last", None)
         patch = orjson.dumps(diff(before.view, view)) if before is not None else None
@@ -230,7 +230,7 @@ class Table:
         """Make the new public view and tell every listener (under the lock);
         ``last_step``: the view as the playback's last step shows it, before it ends
         (the table's, or during a replay the replayed round's);
-        ``replayed``: the events of a replay's step just shown (web/replay.py)."""
+        ``replayed``: the events of a replay's step just shown (web/table/replay.py)."""
         change = self._last = self._rebuild(tuple(happened or ()), last_step, replayed)
         for listener in list(self.listeners):
             listener(change)
@@ -498,7 +498,7 @@ class Table:
         with self.lock:
             plan: ChangeSettings = self.state.plan_settings(
                 {key: value for key, value in data.items() if key not in BOOTH_SETTINGS})
-            booth = check_settings(data)  # the booth's (web/replay.py)
+            booth = check_settings(data)  # the booth's (web/table/replay.py)
             answer = plan.settings.to_dict()
             self.store.set_settings({SettingKey.HINTS: plan.settings.hints,
                                      SettingKey.PACING: plan.settings.pacing,
@@ -517,7 +517,7 @@ class Table:
             return start
 
     def replay(self, game_id: object) -> dict[str, Any]:
-        """The host's replay of a stored game on the strip and the board (web/replay.py)."""
+        """The host's replay of a stored game on the strip and the board (web/table/replay.py)."""
         with self.lock:
             events = self.replays.start(game_id, self.phase, self.pacing, self.pause_ms,
                                         self.clock())
