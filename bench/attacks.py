@@ -25,7 +25,7 @@ For every attack it prints what the attackers got (``door`` marks the door's ref
 ``too_many_connections``, made before a byte of the request was read), then the median
 and the worst time of each probe and how many got no answer, and at the end the same
 over all runs.  The machine's load counts in every figure.  The pass/fail versions
-(smaller) are tests/test_attacks.py.  Asserts nothing.
+(smaller) are tests/http/test_attacks.py.  Asserts nothing.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.sse import rss_kb
-from kalimambo.web import limits
+from kalimambo.web.http import limits
 from tests.helpers import ROOT, child_pids, free_port, runs
 
 PIN = "4821"

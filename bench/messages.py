@@ -31,14 +31,14 @@ from pathlib import Path
 
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import SAMPLE_NAMES
-from kalimambo.web.events import Broadcaster, patch_message
-from kalimambo.web.host import HostAuth
-from kalimambo.web.lightslink import LightsLink
-from kalimambo.web.seats import NAME_MAX
-from kalimambo.web.service import TableService
-from kalimambo.web.store import Store
-from kalimambo.web.table import Change, Table
-from kalimambo.web.tasks import InlineRunner
+from kalimambo.web.core.seats import NAME_MAX
+from kalimambo.web.live.lightslink import LightsLink
+from kalimambo.web.live.stream import Broadcaster, patch_message
+from kalimambo.web.live.wiring import TableService
+from kalimambo.web.storage.store import Store
+from kalimambo.web.table.hostlogin import HostAuth
+from kalimambo.web.table.service import Change, Table
+from kalimambo.web.table.tasks import InlineRunner
 
 LIMIT = 2048
 LONG_NAMES = tuple(name.ljust(NAME_MAX, name[-1]) for name in SAMPLE_NAMES)

@@ -83,7 +83,7 @@ def _get(doc: Any, pointer: str) -> Any:
 
 
 def apply_patch(doc: dict[str, Any], ops: list[Message]) -> dict[str, Any]:
-    """Apply a patch made by ``kalimambo.web.viewdiff.diff`` (the subset of RFC 6902 it
+    """Apply a patch made by ``kalimambo.web.core.viewdiff.diff`` (the subset of RFC 6902 it
     uses) to ``doc`` in place; ValueError when its ``test`` fails (the lights process
     then asks for the whole view again; the pages do the same in ``common/patch.js``)."""
 

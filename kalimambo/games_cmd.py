@@ -50,8 +50,8 @@ def main(argv: Sequence[str]) -> int:
         except ValueError:
             return fail(PROG, f"--since {args.since}: not a date (for example 2026-12-01)")
 
-    from kalimambo.web.archive import Archive, csv_text
-    from kalimambo.web.store import DB_NAME, Store
+    from kalimambo.web.storage.archive import Archive, csv_text
+    from kalimambo.web.storage.store import DB_NAME, Store
 
     path = Path(args.data_dir) / DB_NAME
     if not path.is_file():

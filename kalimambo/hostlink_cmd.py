@@ -26,9 +26,12 @@ PROG = "kalimambo host-link"
 def read_key(path: Path) -> str | None:
     """The host key kept in the store at ``path`` (None if none was made yet); never
     writes.  ``sqlite3.Error`` if the store cannot be read."""
+    from kalimambo.web.storage.store import SettingKey
+
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        row = db.execute("SELECT value FROM settings WHERE key = 'host_key'").fetchone()
+        row = db.execute("SELECT value FROM settings WHERE key = ?",
+                         (SettingKey.HOST_KEY,)).fetchone()
     finally:
         db.close()
     if row is None:
@@ -62,7 +65,7 @@ def main(argv: Sequence[str]) -> int:
     if not 1 <= args.port <= 65535:
         return fail(PROG, f"--port {args.port}: must be 1 to 65535")
 
-    from kalimambo.web.store import DB_NAME
+    from kalimambo.web.storage.store import DB_NAME
 
     path = Path(args.data_dir) / DB_NAME
     as_owner = f"kalimambo host-link --data-dir {args.data_dir} --port {args.port}"
@@ -85,7 +88,7 @@ def main(argv: Sequence[str]) -> int:
         return fail(PROG, f"{path}: no host key yet (it is made when the table first "
                           "starts)")
 
-    from kalimambo.web.netaddr import join_url
+    from kalimambo.web.system.netaddr import join_url
 
     link = f"{join_url(args.port)}host#key={key}"
     sys.stdout.write(f"Host link (opens the host page, logged in): {link}\n")

@@ -296,7 +296,7 @@ def _controls(board: BoardConfig, on_next: Callable[[], None]) -> Any:
 
 def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> int:
     from kalimambo.firmware.calibrate import Calibration, create_calibrate_app
-    from kalimambo.web.netaddr import join_url  # the table's own address lookup
+    from kalimambo.web.system.netaddr import join_url  # the table's own address lookup
 
     session = Calibration(strip.board, path, strip.show)
     app = create_calibrate_app(session)

@@ -12,7 +12,7 @@ The strip, buttons and buzzer are never touched here or in the worker: a separat
 watched by this master (``--lights child``, the default) or by systemd
 (``--lights external``).  Liveness: gunicorn replaces a worker that stops
 answering its heartbeat within ``--worker-timeout`` seconds, and the worker feeds
-systemd's watchdog only while it really serves (``kalimambo.web.liveness``).
+systemd's watchdog only while it really serves (``kalimambo.web.system.liveness``).
 
 Everything that can be wrong with the options or the board file is checked first,
 with a one-line message and exit status 2.
@@ -66,7 +66,7 @@ def boot_heartbeat(notify_address: str) -> Callable[[Any, Any], None]:
         import _thread
         import time
 
-        from kalimambo.web.sdnotify import sd_notify
+        from kalimambo.web.system.sdnotify import sd_notify
 
         sleep, started = time.sleep, time.monotonic()  # the real sleep, before patching
 
@@ -186,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = check_port(args.host, args.port)
     if problem:
         return fail(PROG, problem)
-    from kalimambo.web.startup import StartupError, open_data_dir
+    from kalimambo.web.system.startup import StartupError, open_data_dir
 
     try:  # one server per data dir, and a store it can use: else one line, exit 2
         opened = open_data_dir(data_dir)
@@ -194,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(PROG, str(error))
     pin = host_pin(args.host_pin, board)
 
-    from kalimambo.web.netaddr import join_url
+    from kalimambo.web.system.netaddr import join_url
 
     url = join_url(args.port)
     print(f"Kalimambo table: phones open {url}", flush=True)
@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           flush=True)
     if pin is not None:
         print(f"Host PIN: {pin}", flush=True)
-    from kalimambo.web.host import pin_warning
+    from kalimambo.web.table.hostlogin import pin_warning
 
     warning = pin_warning(pin)
     if warning:
@@ -218,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               "LIGHTS_SOCKET": socket_path}
     child = None
     if private is not None and socket_path is not None:
-        from kalimambo.web.lightschild import LightsChild
+        from kalimambo.web.system.lightschild import LightsChild
 
         # Its working folder is private too: lgpio leaves .lgd-nfy* pipes where it runs.
         child = LightsChild(lights_command(args, socket_path), private).start()
@@ -260,7 +260,7 @@ def room_for_connections() -> None:
     its worker; said on stderr when the system allows fewer."""
     import resource
 
-    from kalimambo.web import limits
+    from kalimambo.web.http import limits
 
     if not limits.raise_open_files(limits.OPEN_FILES):
         soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
@@ -277,7 +277,7 @@ def run(host: str, port: int, config: dict[str, Any],
     from gunicorn.app.base import BaseApplication
     from gunicorn.workers.ggevent import GeventWorker
 
-    from kalimambo.web import limits
+    from kalimambo.web.http import limits
 
     # Only the worker speaks to systemd, once it answers: gunicorn's master would say
     # READY=1 as soon as it listens, before the app has loaded, which starts systemd's
@@ -289,8 +289,8 @@ def run(host: str, port: int, config: dict[str, Any],
         """gunicorn's gevent worker with the door at its listening socket, leaving at once
         on a quick stop (Ctrl-C, SIGQUIT).
 
-        The door (``kalimambo.web.door``): a connection over the caps of
-        ``kalimambo.web.limits`` is refused in the accept callback, before it has a
+        The door (``kalimambo.web.http.door``): a connection over the caps of
+        ``kalimambo.web.http.limits`` is refused in the accept callback, before it has a
         greenlet or a byte of it is read; an admitted one gives its place back when its
         handler ends, whatever the end.
 
@@ -303,13 +303,13 @@ def run(host: str, port: int, config: dict[str, Any],
 
         def patch(self) -> None:
             super().patch()  # gevent's sockets in place of gunicorn's
-            from kalimambo.web.door import Door, door_listener
+            from kalimambo.web.http.door import Door, door_listener
 
             self.door = Door()
             self.sockets = [door_listener(sock, self.door) for sock in self.sockets]
 
         def handle(self, listener: Any, client: Any, addr: Any) -> None:
-            from kalimambo.web.door import peer
+            from kalimambo.web.http.door import peer
 
             try:
                 super().handle(listener, client, addr)
@@ -325,7 +325,7 @@ def run(host: str, port: int, config: dict[str, Any],
             per turn of the loop, and a new connection's first request waits one turn."""
             import gevent
 
-            from kalimambo.web.door import peer
+            from kalimambo.web.http.door import peer
 
             keep = super().handle_request(listener_name, req, sock, addr)
             for _ in range(self.door.turns(peer(addr))):
@@ -374,8 +374,8 @@ def run(host: str, port: int, config: dict[str, Any],
 
         def load(self) -> Any:
             # In the worker, after gevent has patched the standard library.
-            from kalimambo.web.app import create_app
-            from kalimambo.web.liveness import Watchdog, state_url
+            from kalimambo.web.http.app import create_app
+            from kalimambo.web.system.liveness import Watchdog, state_url
 
             app = create_app(config)
             app.extensions["kalimambo.watchdog"] = Watchdog(

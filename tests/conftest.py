@@ -233,7 +233,7 @@ def real_lgpio() -> None:
 
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[Any]:
-    from kalimambo.web.app import create_app
+    from kalimambo.web.http.app import create_app
 
     app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": PIN,
                       "STRIP": "sim", "RUNNER": "inline",

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from kalimambo.engine import Game
-from kalimambo.web.playback import Playback, playback_ended, step_shown
-from kalimambo.web.tablestate import board_of
+from kalimambo.web.core.playback import Playback, playback_ended, step_shown
+from kalimambo.web.core.state import board_of
 
 View = dict[str, Any]
 

@@ -1,4 +1,12 @@
-"""Kalimambo: web."""
+"""Kalimambo: web, the table in Flask, in rooms (README "Architecture").
+
+  core/     the table's pure core: state machine, plans, happenings, views, seats
+  table/    the running table around it: Table, computer players, hints, replays, day
+  live/     the event streams and the lights socket, wired to the table
+  storage/  the SQLite store and the archive added up from it
+  http/     the Flask app, its routes and its edge (door, guard, limits)
+  system/   around the worker: start-up checks, systemd, the address, the lights child
+"""
 
 if __name__ != "kalimambo.web":  # reached as "web" from the checkout's root, say
     raise ImportError(f"import kalimambo.web, not {__name__}: one module, one name (README)")

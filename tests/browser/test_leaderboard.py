@@ -2,7 +2,7 @@
 to it, and the host's "new day".
 
 Finished games are written into a real store the way the table archives them (the
-vector games of tests/test_archive.py: ties, Kali's penalties, "Ana" as "ana" and
+vector games of tests/storage/test_archive.py: ties, Kali's penalties, "Ana" as "ana" and
 "ANA", computer players, and a player called "__proto__"); one of them finished
 before the day began and must not count.
 """
@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from kalimambo.web.day import local_midnight
+from kalimambo.web.table.day import local_midnight
 from tests.browser.conftest import Server
 from tests.browser.play import WAIT_MS, axe, console_errors
 from tests.conftest import http
-from tests.test_archive import archive_games, renamed, vector_games
+from tests.storage.test_archive import archive_games, renamed, vector_games
 
 PROTO = {"Caro": "__proto__", "caro": "__proto__"}
 STRANGERS = dict(zip(["ANA", "Ben", "__proto__", "Dev", "Eli", "Fay", "Gus"],

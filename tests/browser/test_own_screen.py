@@ -20,12 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kalimambo.web.pages import qr_svg
-from kalimambo.web.store import DB_NAME, Store
+from kalimambo.web.http.pages import qr_svg
+from kalimambo.web.storage.store import DB_NAME, SettingKey, Store
 from tests.browser.conftest import PHONE, Server
 from tests.browser.play import WAIT_MS, console_errors
 from tests.helpers import kalimambo, wait_for
-from tests.test_replay import store_today
+from tests.table.test_replay import store_today
 
 PIN = "Pin-Zq7Xk2"
 """A PIN no page could show by chance (the usual 1234 turns up in drawn numbers)."""
@@ -82,7 +82,7 @@ def secrets(server: Server) -> dict[str, str]:
     (read from the console line, as a host does) and the first-host code, if one was
     made."""
     found = {"PIN": PIN, "host key": server.host_key()}
-    code = stored(server, "first_host_code")
+    code = stored(server, SettingKey.FIRST_HOST_CODE)
     if code:
         found["first-host code"] = code
     return found
@@ -184,7 +184,7 @@ def test_in_booth_mode_the_own_screen_offers_no_way_in_even_before_any_host(
     try:
         board.wait_for_timeout(2500)
         assert ways_in(board, seen, server) == []
-        assert stored(server, "first_host_code") is None  # not even made
+        assert stored(server, SettingKey.FIRST_HOST_CODE) is None  # not even made
     finally:
         ctx.close()
 
@@ -195,7 +195,7 @@ def test_the_first_host_scans_the_own_screen_then_it_is_gone_for_good(
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     store = Store(data_dir / DB_NAME)
-    store.set_settings({"attract": False})  # a table that is no booth, never hosted yet
+    store.set_settings({SettingKey.ATTRACT: False})  # a table that is no booth, never hosted yet
     store.close()
     server = start_server(data_dir=data_dir, pin=PIN)
     ctx, board, seen = board_page(browser, server)
@@ -205,7 +205,7 @@ def test_the_first_host_scans_the_own_screen_then_it_is_gone_for_good(
         board.wait_for_function("() => document.getElementById('host-qr').naturalWidth > 0",
                                 timeout=WAIT_MS)
         board.screenshot(path=str(artifacts / "board-first-host-qr-1920x1080.png"))
-        code = stored(server, "first_host_code")
+        code = stored(server, SettingKey.FIRST_HOST_CODE)
         key = server.host_key()
         assert code and code != key
         status, svg = fetch(board, "GET", "/host-qr.svg")

@@ -20,7 +20,7 @@ from typing import Any
 from tests.browser.conftest import PHONE, Server
 from tests.browser.play import WAIT_MS, console_errors
 from tests.helpers import ROOT, wait_for
-from tests.test_replay import store_today
+from tests.table.test_replay import store_today
 
 TV = {"width": 1920, "height": 1080}
 JOIN_CEILING_MS = 1000 + 500

@@ -1,6 +1,6 @@
 """A test hook, loaded only by tests that put this folder on PYTHONPATH and set
-``KALIMAMBO_WORKER_HOOK`` to a report file (tests/test_lights_process.py,
-tests/test_liveness.py).  It changes nothing in the table; in gunicorn's worker (a
+``KALIMAMBO_WORKER_HOOK`` to a report file (tests/live/test_lights_process.py,
+tests/system/test_liveness.py).  It changes nothing in the table; in gunicorn's worker (a
 plain ``os.fork`` of the master: the lights process is started by fork+exec and never
 runs this) it
 
@@ -39,7 +39,7 @@ class _Watch:
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
         if name.split(".")[0] in FORBIDDEN:
             _note(name)
-        if name == "kalimambo.web.app" and self.slow:
+        if name == "kalimambo.web.http.app" and self.slow:
             slow, self.slow = self.slow, 0.0
             _note(f"slow boot {slow}")
             self.sleep(slow)

@@ -1,4 +1,4 @@
-/* JSON Patch (RFC 6902), the subset the table's event stream sends (web/viewdiff.py):
+/* JSON Patch (RFC 6902), the subset the table's event stream sends (web/core/viewdiff.py):
    test, add (object key or list "-"), replace, remove, copy. Applies to a copy;
    throws when a "test" fails (the page missed a message and opens the stream again). */
 

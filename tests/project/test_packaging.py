@@ -1,0 +1,67 @@
+"""What ``pip install .`` puts into site-packages: one import name, ``kalimambo``.
+
+The repository keeps its known layout (engine/, web/, firmware/ at the top); they are
+installed as ``kalimambo.engine``, ``kalimambo.web`` and ``kalimambo.firmware`` through
+the links in kalimambo/. Nothing from bench/ or tests/ may be installed, and the old
+top-level names must not import in a clean environment.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                    "-w", str(out), str(ROOT)],
+                   check=True, cwd=out, timeout=300)
+    (found,) = out.glob("kalimambo-*.whl")
+    return found
+
+
+def test_the_wheel_holds_only_the_kalimambo_package(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"kalimambo", wheel.name.split("-py3")[0] + ".dist-info"}, tops
+    for part in ("engine/rules.py", "web/http/app.py", "firmware/lights.py", "cli.py",
+                 "web/static/common/dom.js", "web/static/board/ring.js", "web/i18n/en.json",
+                 "firmware/templates"):
+        assert any(name.startswith("kalimambo/" + part) for name in names), part
+    leaked = [name for name in names if name.startswith(("bench/", "tests/"))
+              or "/tests/" in name or "reference_rules" in name or "straightforward" in name]
+    assert leaked == []
+
+
+def test_a_fresh_venv_has_one_top_level_name(wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=120)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True).stdout.strip())
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)  # what pip does for a pure wheel, without a network
+    added = sorted(path.name for path in site.iterdir())
+    assert [name for name in added if not name.endswith(".dist-info")] == ["kalimambo"]
+
+    def run(code: str) -> subprocess.CompletedProcess[str]:
+        # Run away from the checkout, so its folders cannot be imported by accident.
+        return subprocess.run([str(python), "-c", code], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60)
+
+    assert run("import kalimambo.engine.rules, kalimambo.engine.record").returncode == 0
+    for old in ("engine", "web", "firmware", "bench"):
+        failed = run(f"import {old}")
+        assert failed.returncode != 0 and "ModuleNotFoundError" in failed.stderr, old

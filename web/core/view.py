@@ -1,0 +1,100 @@
+"""The JSON edge of the table: the public view and a seat's private view, as dicts.
+
+The state machine keeps typed values; this is where they become the view that the
+API answers, the event stream patches and the lights draw (docs/API.md).  While a
+round is played back the view shows the board as of the cursor and nothing after it;
+while a round is open it says only *whether* each seat has picked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kalimambo.engine.rules import DUNG_POINTS
+from kalimambo.web.core.seats import Seat
+from kalimambo.web.core.state import TableState
+
+
+def lights_summary(status: dict[str, Any]) -> dict[str, Any]:
+    """What the public view says of the strip (the pacing is the table's setting)."""
+    return {"backend": status.get("backend"), "ok": bool(status.get("ok")),
+            "error": status.get("error"), "playing": bool(status.get("playing", False)),
+            "connected": bool(status.get("connected", False))}
+
+
+@dataclass(frozen=True, slots=True)
+class Surroundings:
+    """What the view shows besides the state: the service's and the world's."""
+
+    version: int
+    game_id: int
+    join_url: str
+    lights: dict[str, Any]
+    storage: dict[str, Any]
+    day_start: float
+    connected: Callable[[str], bool]
+    """Whether a seat (by name) has an event stream open."""
+
+
+def public_view(state: TableState, around: Surroundings,
+                last_step: bool = False) -> dict[str, Any]:
+    """``last_step``: the playback has just ended; show it as its last step shows it
+    (still ``playing``, at ``k = m``, the round's ``round_end`` not yet shown), so that
+    the end comes as a message of its own."""
+    game = state.game
+    playback = state.playback
+    playing = state.playing or (last_step and playback is not None)
+    if playing and playback is not None:  # the board as of the cursor, nothing after
+        board = playback.board()
+        minus, rhino, positions = board.minus_points, board.rhino, board.positions
+        history = [played.to_dict() for played in state.history[:-1]]
+        round_no = playback.round
+    else:
+        minus = game.minus_points() if game else {}
+        rhino = game.board.rhino if game else None
+        positions = game.positions() if game else {}
+        history = [played.to_dict() for played in state.history]
+        round_no = (game.current_round if not game.finished else game.rounds_played) \
+            if game else 0
+    settings = state.settings
+    lights = {**lights_summary(around.lights), "pacing": settings.pacing,
+              "pause_ms": settings.pause_ms}
+    return {
+        "version": around.version,
+        "phase": "playing" if playing else state.phase,
+        "round": round_no,
+        "track_length": state.track_length,
+        "seats": [{"id": s.id, "name": s.name, "colour": s.colour, "bot": s.bot,
+                   "bot_level": s.bot_level, "hosted": s.hosted,
+                   "connected": s.bot or s.hosted or around.connected(s.name),
+                   "picked": s.name in state.picks, "minus_points": minus.get(s.name, 0)}
+                  for s in state.seats],
+        "rhino": rhino,
+        "positions": positions,
+        "dung": list(game.setup.dung) if game else [],
+        "dung_points": DUNG_POINTS,
+        "setup": game.setup.to_dict() if game else None,
+        "playback": playback.to_view(last_step) if playback else None,
+        "history": history,
+        "last_round": history[-1] if history else None,
+        "winners": game.winners() if game and game.finished and not playing else [],
+        "undone": state.undone,
+        "game_id": around.game_id,
+        "join_url": around.join_url,
+        "hints": settings.hints,
+        "lights": lights,
+        "storage": around.storage,
+        "day_start": around.day_start,
+    }
+
+
+def private_view(state: TableState, public: dict[str, Any], seat: Seat) -> dict[str, Any]:
+    """A seat's view: the public view plus its hand and pick."""
+    view = dict(public)
+    hand = state.game.hand(seat.name) if state.game else list(range(12))
+    view["me"] = {"id": seat.id, "name": seat.name, "colour": seat.colour, "hand": hand,
+                  "pick": state.picks.get(seat.name), "hosted": seat.hosted,
+                  "bot": seat.bot}
+    return view

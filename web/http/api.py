@@ -1,0 +1,342 @@
+"""The JSON API, version 1 (docs/API.md).
+
+Thin: each route reads its input, calls the table, and answers.  The table checks
+everything and raises ``ApiError`` before changing anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import Blueprint, Response, current_app, request
+
+from kalimambo.web.core.refusals import ApiError, bad_request
+from kalimambo.web.http.limits import MAX_DEPTH
+from kalimambo.web.live.wiring import TableService
+from kalimambo.web.table.hostlogin import booth_mode, is_own_screen
+from kalimambo.web.table.service import Change
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+def service() -> TableService:
+    found: TableService = current_app.extensions["kalimambo"]
+    return found
+
+
+def answer(data: Any, status: int = 200) -> Response:
+    return raw_answer(orjson.dumps(data), status)
+
+
+def raw_answer(body: bytes, status: int = 200) -> Response:
+    """JSON already encoded (the table's cached view), never cached on the way."""
+    response = Response(body, status=status, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def bearer() -> str | None:
+    """The token from ``Authorization: Bearer <token>``, or None."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, level + 1) for child in item)
+        else:
+            deepest = max(deepest, level)
+            continue
+        deepest = max(deepest, level + 1)
+    return deepest
+
+
+def body() -> dict[str, Any]:
+    """The request's JSON object; an empty body counts as ``{}``.
+
+    Too big (over 4 KB, chunked or not) is refused before this by ``kalimambo.web.http.guard``
+    (and Flask's MAX_CONTENT_LENGTH) with 413; nesting deeper than ``MAX_DEPTH``
+    is 400 ``too_deep``.
+    """
+    data = request.get_data(cache=True)
+    if not data.strip():
+        return {}
+    if request.mimetype != "application/json":
+        raise ApiError(415, "not_json", "Please send JSON (Content-Type: application/json).")
+    try:
+        parsed = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise bad_request("bad_json", "That request is not valid JSON.") from None
+    if not isinstance(parsed, dict):
+        raise bad_request("bad_json", "Please send a JSON object.")
+    if depth(parsed) > MAX_DEPTH:
+        raise bad_request("too_deep", f"That request nests more than {MAX_DEPTH} levels "
+                                      "deep.")
+    return parsed
+
+
+# -- anyone ---------------------------------------------------------------------------
+@bp.get("/state")
+def state() -> Response:
+    return raw_answer(service().table.current.view_json)
+
+
+@bp.get("/events")
+def events() -> Response:
+    """Server-Sent Events; ``?token=`` (a seat's) marks that seat as connected."""
+    svc = service()
+    token = request.args.get("token") or bearer()
+    table = svc.table
+
+    def start(q: Any) -> Change:
+        with table.lock:
+            svc.broadcaster.subscribe(q)
+            table.stream_opened(token)
+            return table.current
+
+    stream = svc.broadcaster.stream(start, lambda: table.current,
+                                    on_close=lambda: table.stream_closed(token))
+    response = Response(stream, mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+@bp.get("/record")
+def record() -> Response:
+    return answer(service().table.record())
+
+
+@bp.get("/games")
+def games() -> Response:
+    return answer({"games": service().table.games()})
+
+
+@bp.get("/games/<int(max=9223372036854775807):game_id>/record")
+def game_record(game_id: int) -> Response:
+    return answer(service().table.game_record(game_id))
+
+
+@bp.get("/leds")
+def leds() -> Response:
+    return answer({"leds": [list(rgb) for rgb in service().lights_frame()]})
+
+
+@bp.get("/local")
+def local() -> Response:
+    """What the table's own screen may know, and nothing secret: whether this request
+    comes from it, and whether it may show the first-host QR code (``/host-qr.svg``)."""
+    if not is_own_screen(request):
+        return answer({"local": False})
+    table = service().table
+    return answer({"local": True,
+                   "host_qr": table.host.first_host_open(booth_mode(table.current.view))})
+
+
+@bp.post("/join")
+def join() -> Response:
+    seat, token = service().table.join(body().get("name"))
+    return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
+
+
+# -- a seat ---------------------------------------------------------------------------
+@bp.get("/me")
+def me() -> Response:
+    return answer(service().table.me(bearer()))
+
+
+@bp.post("/pick")
+def pick() -> Response:
+    data = body()
+    return answer(service().table.pick(bearer(), data.get("round"), data.get("card")))
+
+
+@bp.get("/hint")
+def hint() -> Response:
+    return answer(service().table.hint(bearer()))
+
+
+# -- the host -------------------------------------------------------------------------
+def host_only() -> TableService:
+    svc = service()
+    svc.table.host.check(bearer())
+    return svc
+
+
+@bp.post("/host")
+def host_login() -> Response:
+    data = body()
+    secret = data.get("key", data.get("pin"))
+    table = service().table
+    token = table.host.login(secret, request.remote_addr or "?",
+                             booth=booth_mode(table.current.view))
+    return answer({"token": token})
+
+
+@bp.get("/host")
+def host_check() -> Response:
+    host_only()
+    return answer({"host": True})
+
+
+@bp.post("/host/start")
+def host_start() -> Response:
+    svc = host_only()
+    data = body()
+    svc.table.start(data.get("setup"))
+    return raw_answer(svc.table.current.view_json)
+
+
+@bp.post("/host/bots")
+def host_bots() -> Response:
+    svc = host_only()
+    data = body()
+    names = svc.table.add_bots(data.get("count"), data.get("level"))
+    return answer({"names": names}, 201)
+
+
+@bp.post("/host/seats")
+def host_seat() -> Response:
+    """A seat played from the host page, for a player without a phone."""
+    svc = host_only()
+    seat, token = svc.table.join(body().get("name"), hosted=True)
+    return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
+
+
+@bp.post("/host/remove")
+def host_remove() -> Response:
+    svc = host_only()
+    data = body()
+    if "id" in data:
+        svc.table.remove_seat(seat_id=data["id"])
+    else:
+        svc.table.remove_seat(data.get("name"))
+    return raw_answer(svc.table.current.view_json)
+
+
+@bp.get("/host/seats/<seat_id>/me")
+def host_seat_me(seat_id: str) -> Response:
+    """A hosted seat's private view, for the host page (no seat token needed).
+
+    Seats are addressed by their ``id`` (never by name: a name may hold ``/``)."""
+    svc = host_only()
+    return answer(svc.table.hosted_me(seat_id))
+
+
+@bp.post("/host/seats/<seat_id>/pick")
+def host_seat_pick(seat_id: str) -> Response:
+    svc = host_only()
+    data = body()
+    return answer(svc.table.hosted_pick(seat_id, data.get("round"), data.get("card")))
+
+
+@bp.post("/host/undo")
+def host_undo() -> Response:
+    svc = host_only()
+    body()
+    svc.table.undo()
+    return raw_answer(svc.table.current.view_json)
+
+
+@bp.post("/host/new")
+def host_new() -> Response:
+    svc = host_only()
+    svc.table.new_game(body().get("keep_seats", True))
+    return raw_answer(svc.table.current.view_json)
+
+
+@bp.post("/host/settings")
+def host_settings() -> Response:
+    svc = host_only()
+    return answer(svc.settings(body()))
+
+
+@bp.post("/host/new-day")
+def host_new_day() -> Response:
+    """The day's leaderboard starts again from now (kept across restarts)."""
+    svc = host_only()
+    body()
+    return answer({"day_start": svc.table.new_day()})
+
+
+@bp.post("/host/replay")
+def host_replay() -> Response:
+    """Play a stored game back on the strip and the board (changes no game); answers
+    the view's ``replay``."""
+    svc = host_only()
+    return answer(svc.table.replay(body().get("game_id")))
+
+
+@bp.post("/host/replay/stop")
+def host_replay_stop() -> Response:
+    svc = host_only()
+    body()
+    svc.table.stop_replay()
+    return raw_answer(svc.table.current.view_json)
+
+
+@bp.post("/host/lights/retry")
+def host_lights_retry() -> Response:
+    svc = host_only()
+    body()
+    return answer(svc.lights_retry())
+
+
+@bp.post("/host/next")
+def host_next() -> Response:
+    """The playback's next step (any pacing); answers the view's ``playback``."""
+    svc = host_only()
+    body()
+    return answer(svc.table.next_step())
+
+
+@bp.post("/screen/next")
+def screen_next() -> Response:
+    """"Next" from the table's own screen (the board page on the Pi's screen), or from a
+    host: the playback's next step, and nothing more.  The own screen may do it only
+    while what plays waits for "next" (step pacing); a host in any pacing, as
+    ``/host/next``.  Answers the view's ``playback``."""
+    svc = service()
+    body()
+    token = bearer()
+    if token is not None:
+        svc.table.host.check(token)
+        return answer(svc.table.next_step())
+    if not is_own_screen(request):
+        raise ApiError(403, "own_screen_only", "Only the table's own screen or the host can "
+                                               "show the next step.")
+    with svc.table.lock:
+        view = svc.table.current.view
+        shown = view["replay"]["board"] if view.get("replay") else view
+        playback = shown.get("playback")
+        if playback and playback.get("pacing") != "step":
+            raise ApiError(409, "not_step", "The table plays this round by itself: "
+                                            "\"Next\" is for step pacing.")
+        return answer(svc.table.next_step())
+
+
+@bp.post("/host/skip")
+def host_skip() -> Response:
+    """Ends the playback at once; answers the view's ``playback``."""
+    svc = host_only()
+    body()
+    return answer(svc.table.skip())
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    """This API described as OpenAPI 3.1 (web/http/openapi.py)."""
+    from kalimambo.web.http.openapi import document
+
+    return answer(document())

@@ -1,0 +1,124 @@
+"""The app factory (flaskr style): one table service per app, none in module globals."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+
+from kalimambo.firmware.board import BoardConfig, default_board
+from kalimambo.web.core.refusals import ApiError, error_body
+from kalimambo.web.http import limits
+from kalimambo.web.live.lightslink import LightsLink
+from kalimambo.web.live.stream import Broadcaster
+from kalimambo.web.live.wiring import TableService
+from kalimambo.web.storage.archive import Archive
+from kalimambo.web.storage.store import DB_NAME, Store
+from kalimambo.web.system.netaddr import JoinUrl
+from kalimambo.web.table.hostlogin import HostAuth, stored_key
+from kalimambo.web.table.service import Table
+from kalimambo.web.table.tasks import InlineRunner, ThreadRunner, default_runner
+
+log = logging.getLogger(__name__)
+
+
+HTTP_MESSAGES = {
+    404: ("not_found", "There is nothing here."),
+    405: ("method_not_allowed", "That request does not work on this address."),
+    413: ("too_large", f"That request is too big (more than {limits.MAX_BODY // 1024} KB)."),
+    415: ("not_json", "Please send JSON (Content-Type: application/json)."),
+}
+
+DEFAULTS: dict[str, Any] = {
+    "DATA_DIR": "data",       # where the SQLite file lives
+    "HOST_PIN": None,         # else the board file's [host] pin, else none (the key alone)
+    "HOST_KEY": None,         # the host key; None: the one kept in the store (made once)
+    "BOARD": None,            # a firmware.board.BoardConfig; None: default_board()
+    "LIGHTS_SOCKET": None,    # where the lights process connects; None: no lights
+    "PORT": 8000,             # for the join URL
+    "JOIN_URL": None,         # None: the Pi's LAN address (or kalimambo.local)
+    "RUNNER": "auto",         # bots and hints: auto | thread | inline
+    "HEARTBEAT": 15.0,        # seconds between SSE heartbeat comments
+}
+
+
+def _board(config: dict[str, Any]) -> BoardConfig:
+    board: BoardConfig | None = config["BOARD"]
+    return default_board() if board is None else board
+
+
+def _runner(name: str) -> InlineRunner:
+    if name == "inline":
+        return InlineRunner()
+    if name == "thread":
+        return ThreadRunner()
+    return default_runner()
+
+
+def build_service(config: dict[str, Any]) -> TableService:
+    """Open the store, the lights socket and the table from the app's config."""
+    board = _board(config)
+    store = Store(Path(config["DATA_DIR"]) / DB_NAME)
+    pin = config["HOST_PIN"] or board.host_pin
+    pin = None if pin is None else str(pin)
+    key = config["HOST_KEY"] or stored_key(store)
+    lights = LightsLink(config["LIGHTS_SOCKET"], board.led_count)
+    table = Table(store, board.spaces, HostAuth(store, pin, key),
+                  join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
+                  runner=_runner(config["RUNNER"]), lights_status=lights.status,
+                  default_pacing=board.pacing, default_pause_ms=board.pause_ms)
+    return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), pin)
+
+
+def _json_error(status: int, code: str, message: str,
+                headers: dict[str, str] | None = None) -> Response:
+    return Response(error_body(code, message), status=status, mimetype="application/json",
+                    headers=headers)
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """The Flask app with its table service on ``app.extensions["kalimambo"]``."""
+    app = Flask(__name__, root_path=str(Path(__file__).parents[1]))  # web/
+    app.config.update(DEFAULTS)
+    app.config["MAX_CONTENT_LENGTH"] = limits.MAX_BODY
+    app.config["JSON_SORT_KEYS"] = False
+    if test_config:
+        app.config.update(test_config)
+    service = build_service(app.config)
+    app.extensions["kalimambo"] = service
+    app.extensions["kalimambo.table"] = service.table
+    app.extensions["kalimambo.archive"] = Archive(service.store, service.table.lock)
+
+    @app.errorhandler(ApiError)
+    def api_error(error: ApiError) -> Response:
+        return _json_error(error.status, error.code, error.message, error.headers)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Any:
+        if not request.path.startswith("/api/"):
+            return error
+        status = error.code or 500
+        code, message = HTTP_MESSAGES.get(status, ("bad_request", "That request did "
+                                                                  "not work."))
+        return _json_error(status, code, message)
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> Any:
+        log.exception("unexpected error on %s", request.path)
+        return _json_error(500, "server_error", "Something went wrong on the table: "
+                                                "please try again.")
+
+    from kalimambo.web.http.api import bp as api_bp
+    from kalimambo.web.http.archive_routes import bp as archive_bp
+    from kalimambo.web.http.pages import bp as pages_bp
+
+    app.register_blueprint(api_bp)
+    app.register_blueprint(pages_bp)
+    app.register_blueprint(archive_bp)
+    from kalimambo.web.http.hardening import install
+
+    install(app)
+    return app

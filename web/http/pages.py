@@ -1,0 +1,162 @@
+"""The pages (phone, board, host): a blueprint the app factory registers.
+
+The pages are static HTML plus JavaScript modules (no build step) that talk to
+``/api/v1``; the server only fills in the translations (all four languages, so the
+switch on the page needs no round trip), lists each page's modules for preloading,
+and draws the join QR code, so the phones never need anything from the internet.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import posixpath
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import segno
+from flask import Blueprint, Response, current_app, render_template, request
+
+from kalimambo.engine.players import DEFAULT_LEVEL, LEVELS
+from kalimambo.web.core.seats import NAME_MAX
+
+WEB_DIR = Path(__file__).parents[1]
+"""web/: the pages' templates/, static/ and i18n/ stay at its top, beside the rooms."""
+TEMPLATES_DIR = WEB_DIR / "templates"
+I18N_DIR = WEB_DIR / "i18n"
+STATIC_DIR = WEB_DIR / "static"
+
+bp = Blueprint("pages", __name__, template_folder=TEMPLATES_DIR, static_folder=STATIC_DIR,
+               static_url_path="/static")
+IMPORT = re.compile(r'^import\s[^;]*?\bfrom\s+"(\.{1,2}/[^"]+)";', re.MULTILINE)
+LANGUAGES = ("en", "de", "fr", "it")
+FALLBACK_JOIN_URL = "http://kalimambo.local/"
+
+
+@cache
+def messages() -> dict[str, dict[str, str]]:
+    """Every language's messages, read once (they ship with the code)."""
+    return {lang: json.loads((I18N_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+            for lang in LANGUAGES}
+
+
+@cache
+def messages_json() -> str:
+    """The messages as JSON safe to put inside a ``<script>`` element."""
+    text = json.dumps(messages(), ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@cache
+def modules(entry: str) -> tuple[str, ...]:
+    """Every module ``entry`` (a path under static/) imports, directly or not.
+
+    The page lists them as ``<link rel="modulepreload">``, so a phone on a weak
+    hotspot fetches them side by side instead of one level of imports per round trip.
+    """
+    found: set[str] = set()
+    todo = [entry]
+    while todo:
+        name = todo.pop()
+        text = (STATIC_DIR / name).read_text(encoding="utf-8")
+        for target in IMPORT.findall(text):
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
+            if path not in found:
+                found.add(path)
+                todo.append(path)
+    return tuple(sorted(found))
+
+
+def _page(template: str, page: str, script: str, **context: Any) -> Response:
+    lang = request.accept_languages.best_match(LANGUAGES) or "en"
+    html = render_template(template, page=page, lang=lang, messages=messages_json(),
+                           title=messages()[lang].get(f"{page}.title", "Kalimambo"),
+                           script=script, modules=modules(script), **context)
+    response = Response(html, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/")
+def phone() -> Response:
+    """The phone: join, pick a card, see what the round did to you."""
+    return _page("phone.html", "app", "phone.js", name_max=NAME_MAX)
+
+
+@bp.get("/board")
+def board() -> Response:
+    """The board for a TV: the ring, the events one by one, the scores."""
+    lang = request.accept_languages.best_match(LANGUAGES) or "en"
+    qr_alt = messages()[lang]["board.qr_alt"].replace("{url}", join_url())
+    return _page("board.html", "board", "board.js", qr_alt=qr_alt)
+
+
+@bp.get("/host")
+def host() -> Response:
+    """The host's controls: start, seats, computer players, undo, lights."""
+    return _page("host.html", "host", "host.js", levels=LEVELS, default_level=DEFAULT_LEVEL,
+                 name_max=NAME_MAX)
+
+
+@bp.after_request
+def _modules_are_javascript(response: Response) -> Response:
+    """Browsers run a module only if it comes as JavaScript, whatever the system's MIME
+    table says about ``.js`` (some map it to text/plain)."""
+    if request.endpoint == "pages.static" and request.path.endswith(".js"):
+        response.mimetype = "text/javascript"
+    return response
+
+
+def join_url() -> str:
+    """The address phones should open, asked of the table each time.
+
+    The table looks it up (the Pi's LAN address or kalimambo.local, never
+    localhost) and refreshes it as the network changes; without a table yet,
+    kalimambo.local is the safe answer.
+    """
+    table = current_app.extensions.get("kalimambo.table")
+    url = table.join_url() if table is not None else None
+    return url if isinstance(url, str) and url else FALLBACK_JOIN_URL
+
+
+def qr_svg(url: str) -> str:
+    """A QR code for ``url`` as an SVG (dark on light, so every phone camera reads it)."""
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=8, border=2, dark="#000",
+                                    light="#fff", xmldecl=False, omitsize=True,
+                                    svgclass="qr")
+    return out.getvalue().decode("ascii")
+
+
+@bp.get("/qr.svg")
+def qr() -> Response:
+    """The join QR code, drawn on the server (no script and no CDN on the board)."""
+    response = Response(qr_svg(join_url()), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/host-qr.svg")
+def host_qr() -> Response:
+    """The first host's way in, as a QR code: only for the table's own screen, only while
+    no host has ever logged in, and never in booth mode (``HostAuth.first_host_open``).
+    It carries the first-host code, never the host key, so it opens nothing once a host
+    is in.  Else 403."""
+    from kalimambo.web.storage.store import StorageError
+    from kalimambo.web.table.hostlogin import booth_mode, is_own_screen
+
+    table = current_app.extensions.get("kalimambo.table")
+    if table is None or not is_own_screen(request) \
+            or not table.host.first_host_open(booth_mode(table.current.view)):
+        return Response("Only on the table's own screen, before the first host logs in, "
+                        "and never in booth mode.", status=403, mimetype="text/plain")
+    try:
+        code = table.host.first_code()
+    except StorageError:
+        return Response("The table cannot save its first-host code.", status=503,
+                        mimetype="text/plain")
+    response = Response(qr_svg(f"{join_url()}host#key={code}"), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-store"
+    return response

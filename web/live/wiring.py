@@ -1,0 +1,164 @@
+"""What lives on the app (``app.extensions["kalimambo"]``): table, stream fan-out, lights."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import orjson
+
+from kalimambo.firmware.wire import patch_message, whole_message
+from kalimambo.web.core.refusals import ApiError
+from kalimambo.web.core.view import lights_summary
+from kalimambo.web.core.viewdiff import diff
+from kalimambo.web.live.lightslink import LightsLink
+from kalimambo.web.live.stream import Broadcaster
+from kalimambo.web.storage.store import Store
+from kalimambo.web.table.replay import strip_view
+from kalimambo.web.table.service import Change, Table
+
+log = logging.getLogger(__name__)
+
+
+class TableService:
+    """Wires the table to its listeners: every change goes to the streams and, over the
+    lights socket, to the lights process; its button presses come back as table commands."""
+
+    def __init__(self, table: Table, store: Store, lights: LightsLink,
+                 broadcaster: Broadcaster, pin: str | None) -> None:
+        self.table = table
+        self.store = store
+        self.lights = lights
+        self.broadcaster = broadcaster
+        self.pin = pin
+        self._strip_shown: dict[str, Any] | None = None
+        """The view the lights process has now (what the next patch starts from)."""
+        self._timer: threading.Timer | None = None
+        self._timer_due: float | None = None
+        self._timer_guard = threading.Lock()
+        lights.welcome = self._welcome
+        lights.guard = table.lock
+        lights.on_change = self._lights_changed
+        lights.on_command = self._command
+        table.listeners.append(broadcaster.publish)
+        table.listeners.append(self._to_lights)
+        table.listeners.append(self._schedule)
+        self._day_timer: threading.Timer | None = None
+        self._closing = False
+        self._new_day_timer()
+        lights.start()
+        self._lights_changed()  # a socket that could not be made shows at once
+        self._schedule(table.current)  # a restart mid-playback plays the round again
+
+    # -- the table's clock (auto pacing) -----------------------------------------------
+    def _schedule(self, _change: Change | None = None) -> None:
+        """After every change: wake up when the playback's next step is due."""
+        due = self.table.due()
+        with self._timer_guard:
+            if self._closing or (due == self._timer_due and self._timer is not None):
+                return
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer, self._timer_due = None, due
+            if due is None:
+                return
+            timer = threading.Timer(max(0.0, due - self.table.clock()), self._fire)
+            timer.daemon = True
+            self._timer = timer
+        timer.start()
+
+    def _fire(self) -> None:
+        with self._timer_guard:
+            self._timer, self._timer_due = None, None
+            if self._closing:  # a timer that fired as the table closed
+                return
+        try:
+            moved = self.table.tick()
+        except Exception:  # a failing store must not stop the clock for good
+            log.exception("playback step failed")
+            moved = False
+        if not moved:  # woke a little early, or nothing to do
+            self._schedule()
+
+    def _new_day_timer(self) -> None:
+        """Wake at the next local midnight: the view's ``day_start`` moves on, so the
+        board's leaderboard starts the new day without waiting for another change."""
+        if self._closing:
+            return
+        timer = threading.Timer(self.table.day.seconds_left() + 1.0, self._new_day)
+        timer.daemon = True
+        self._day_timer = timer
+        timer.start()
+
+    def _new_day(self) -> None:
+        try:
+            if self.table.day.start() != self.table.current.view.get("day_start"):
+                self.table.refresh()
+        except Exception:  # a failing store must not stop the next day's timer
+            log.exception("new day failed")
+        self._new_day_timer()
+
+    # -- the lights process -------------------------------------------------------------
+    def _welcome(self) -> list[bytes]:
+        """A newly connected lights process (or one that lost its place): the whole
+        picture once; every change after it is a patch (``_to_lights``)."""
+        self._strip_shown = strip_view(self.table.current.view)
+        return [whole_message(orjson.dumps(self._strip_shown))]
+
+    def _to_lights(self, change: Change) -> None:
+        """What changed for the strip (``strip_view``: only what it draws from), as a
+        patch, with the change's ``happened``."""
+        view = strip_view(change.view)
+        before, self._strip_shown = self._strip_shown, view
+        self.lights.send(patch_message(orjson.dumps(diff(before, view))) if before
+                         else whole_message(orjson.dumps(view)))
+
+    def _lights_changed(self) -> None:
+        """The strip's status changed (or the lights process came or went): a new view,
+        so the host page says so at once."""
+        status = lights_summary(self.lights.status())
+        shown = self.table.current.view.get("lights") or {}
+        if any(shown.get(key) != value for key, value in status.items()):
+            self.table.refresh()
+
+    def _command(self, name: str) -> None:
+        """A button on the board: next steps the strip, hold undoes, long hold restarts."""
+        if name == "next":
+            try:
+                self.table.next_step()
+            except ApiError as error:
+                log.info("next button: %s", error.message)
+        elif name == "undo":
+            try:
+                self.table.undo()
+            except ApiError as error:
+                log.info("undo button: %s", error.message)
+        elif name == "new_game":
+            self.table.new_game(True)
+
+    # -- what the API calls -------------------------------------------------------------
+    def lights_frame(self) -> list[tuple[int, int, int]]:
+        return self.lights.frame()
+
+    def lights_retry(self) -> dict[str, Any]:
+        if not self.lights.retry():
+            raise ApiError(409, "lights_failed", "The lights process is not running, so "
+                                                 "there is nothing to retry.")
+        self.table.refresh()
+        lights: dict[str, Any] = self.table.current.view["lights"]
+        return lights
+
+    def settings(self, data: dict[str, Any]) -> dict[str, Any]:
+        return self.table.settings(data)
+
+    def close(self) -> None:
+        self._closing = True
+        with self._timer_guard:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = None
+        if self._day_timer is not None:
+            self._day_timer.cancel()
+        self.lights.close()
+        self.store.close()
