@@ -27,10 +27,10 @@ let view = null;
 async function login(event) {
   event.preventDefault();
   try {
-    const data = await api("POST", "/host", { body: { pin: $("pin").value.trim() } });
+    const data = await api("POST", "/host", { body: { pin: /** @type {HTMLInputElement} */ ($("pin")).value.trim() } });
     setHostToken(data.token);
     clearToast();
-    $("pin").value = "";
+    /** @type {HTMLInputElement} */ ($("pin")).value = "";
     render();
   } catch (err) {
     toast(err.message, "error");
@@ -118,7 +118,7 @@ function render() {
 // unless the host ticks "clear them"
 const confirmNew = modal($("confirm-new"), (answer) => {
   if (answer === "new") {
-    act($("new-game"), "POST", "/host/new", { keep_seats: !$("new-clear").checked });
+    act($("new-game"), "POST", "/host/new", { keep_seats: !/** @type {HTMLInputElement} */ ($("new-clear")).checked });
   }
 });
 const confirmUndo = modal($("confirm-undo"), (answer) => {
@@ -134,14 +134,14 @@ $("logout").addEventListener("click", logout);
 $("undo").addEventListener("click", () => confirmUndo.open($("undo-cancel")));
 $("new-game").addEventListener("click", () => confirmNew.open($("new-cancel")));
 $("add-bots").addEventListener("click", () => act($("add-bots"), "POST", "/host/bots",
-  { count: Number($("bot-count").value), level: $("bot-level").value }));
+  { count: Number(/** @type {HTMLInputElement} */ ($("bot-count")).value), level: /** @type {HTMLInputElement} */ ($("bot-level")).value }));
 const hostedCount = nameCounter($("hosted-name"), $("hosted-count"));
 $("hosted-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const name = $("hosted-name").value.trim();
+  const name = /** @type {HTMLInputElement} */ ($("hosted-name")).value.trim();
   if (!name) return;
   if (await act(null, "POST", "/host/seats", { name })) {
-    $("hosted-name").value = "";
+    /** @type {HTMLInputElement} */ ($("hosted-name")).value = "";
     hostedCount();
   }
 });
@@ -153,8 +153,8 @@ $("setup-form").addEventListener("submit", (event) => {
 $("lights-retry").addEventListener("click", () =>
   act($("lights-retry"), "POST", "/host/lights/retry", {}));
 $("hints").addEventListener("change", () =>
-  act(null, "POST", "/host/settings", { hints: $("hints").checked }));
-onLogout(() => { closeHandover(); render(); offerLocalLogin(); });
+  act(null, "POST", "/host/settings", { hints: /** @type {HTMLInputElement} */ ($("hints")).checked }));
+onLogout(() => { closeHandover(); render(); });
 onLang(() => render());
 
 startPage();

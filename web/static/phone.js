@@ -65,9 +65,9 @@ function forgetSeat(lost) {
 
 async function join(event) {
   event.preventDefault();
-  const name = $("name").value.trim();
+  const name = /** @type {HTMLInputElement} */ ($("name")).value.trim();
   if (!name) { $("name").focus(); return; }
-  const button = $("join-button");
+  const button = /** @type {HTMLButtonElement} */ ($("join-button"));
   button.disabled = true;
   button.textContent = t("join.busy");
   try {
@@ -112,7 +112,7 @@ async function confirmPick() {
 }
 
 async function askHint() {
-  $("hint").disabled = true;
+  /** @type {HTMLButtonElement} */ ($("hint")).disabled = true;
   $("hint-text").textContent = "…";
   try {
     const data = await api("GET", "/hint", { token: state.token });
@@ -127,7 +127,7 @@ async function askHint() {
   } catch (err) {
     $("hint-text").textContent = err.message;
   } finally {
-    $("hint").disabled = false;
+    /** @type {HTMLButtonElement} */ ($("hint")).disabled = false;
   }
 }
 

@@ -21,6 +21,7 @@ import { drawRing } from "./ring.js";
 import { state } from "./state.js";
 
 const SHOWN = 8;  // rows: readable across a room at 1920x1080
+/** @type {[string, (p: any) => string][]} */
 const TITLES = [  // [figure, its line]: the player with the most of it (> 0)
   ["rammed", (p) => t("lb.t_rammed", { name: p.name, points: p.rammed })],
   ["for_kali", (p) => t("lb.t_kali", { name: p.name, points: p.for_kali })],
@@ -189,7 +190,7 @@ export function renderLeaderboard() {
 function fit() {
   const box = $("leaderboard");
   const over = () => box.scrollHeight > box.clientHeight + 1;
-  const rows = $("lb-table").tBodies[0];
+  const rows = /** @type {HTMLTableElement} */ ($("lb-table")).tBodies[0];
   while (over() && rows && rows.rows.length > 3) rows.lastElementChild.remove();
   const titles = $("lb-titles");
   while (over() && titles.lastElementChild) titles.lastElementChild.remove();

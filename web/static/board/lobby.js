@@ -60,10 +60,11 @@ export function renderLobby() {
   $("join-box").hidden = view.phase !== "lobby";
   // "Scan the code..." is the lobby's narration under the ring (board.js): beside the
   // code only while a replay has the narration
+  /** @type {HTMLElement | null} */
   const ready = $("join-box").querySelector('[data-i18n="board.ready"]');
   if (ready) ready.hidden = !replaying;
   const url = view.join_url || "";
-  const qr = $("qr");
+  const qr = /** @type {HTMLImageElement} */ ($("qr"));
   if ($("join-url").textContent !== url) {
     $("join-url").textContent = url;
     qr.src = `${qr.getAttribute("src").split("?")[0]}?u=${encodeURIComponent(url)}`;
@@ -86,7 +87,7 @@ function showHostQr() {
     && !(table.booth && table.booth.attract !== false);
   const shown = hostQr && quiet;
   const figure = $("host-link");
-  const img = $("host-qr");
+  const img = /** @type {HTMLImageElement} */ ($("host-qr"));
   figure.hidden = !shown;
   if (shown) {
     if (!img.getAttribute("src")) img.src = `${img.dataset.src}?t=${Date.now()}`;

@@ -174,7 +174,7 @@ function drawCentre(ring) {
 
 /** Slide a figure forward round the ring from one space to another. */
 export function slide(key, from, to) {
-  return new Promise((resolve) => {
+  return new Promise(/** @param {(value?: void) => void} resolve */ (resolve) => {
     const node = figureNodes.get(key);
     const steps = forward(from, to, length());
     if (!node || steps === 0) { resolve(); return; }

@@ -16,7 +16,7 @@ export function renderSheetLink() {
   const link = $("sheet-link");
   if (link.getAttribute("href") !== path) link.setAttribute("href", path);
   setText(link, t("board.sheet", { game: view.game_id }));
-  const qr = $("sheet-qr");
+  const qr = /** @type {HTMLImageElement} */ ($("sheet-qr"));
   const src = `${path}-qr.svg`;
   if (qr.getAttribute("src") !== src) qr.setAttribute("src", src);
   qr.alt = t("board.sheet_qr_alt", { game: view.game_id });

@@ -48,6 +48,7 @@ async function showHand() {
   $("ho-name").textContent = ho.seat.name;
   stage("pick");
   drawHand();
+  /** @type {HTMLButtonElement | null} */
   const first = $("ho-hand").querySelector(".card:not([disabled])");
   if (first) first.focus();
 }
@@ -61,7 +62,7 @@ function drawHand() {
   $("ho-status").textContent = ho.pick === null || ho.pick === undefined
     ? t("pick.choose") : t("pick.done", { card: ho.pick });
   const ready = ho.selected !== null && ho.selected !== ho.pick;
-  $("ho-confirm").disabled = !ready;
+  /** @type {HTMLButtonElement} */ ($("ho-confirm")).disabled = !ready;
   $("ho-confirm").textContent = ready ? t("pick.confirm", { card: ho.selected })
     : t("pick.choose");
 }

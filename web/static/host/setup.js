@@ -41,7 +41,7 @@ function createRow(name) {
 
 /** The space of the figure `i` places in front of Mambo, once Mambo's space is typed. */
 function spaceText(i) {
-  const text = $("setup-rhino").value.trim();
+  const text = /** @type {HTMLInputElement} */ ($("setup-rhino")).value.trim();
   const rhino = Number(text);
   const L = trackLength(lastView);
   if (!text || !Number.isInteger(rhino) || rhino < 0 || rhino >= L) return "";
@@ -85,8 +85,8 @@ export function wireOrder() {
 
 /** The set-up as entered, for POST /host/start. */
 export function enteredSetup() {
-  const rhino = Number($("setup-rhino").value);
-  const dungText = $("setup-dung").value.trim();
+  const rhino = Number(/** @type {HTMLInputElement} */ ($("setup-rhino")).value);
+  const dungText = /** @type {HTMLInputElement} */ ($("setup-dung")).value.trim();
   const dung = dungText ? dungText.split(/[\s,;]+/).filter(Boolean).map(Number) : [];
   return { rhino, order: order.slice(), dung };
 }
