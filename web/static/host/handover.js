@@ -3,6 +3,7 @@
 
 import { $ } from "../common/dom.js";
 import { renderHand } from "../common/cards.js";
+import { confirmPick as sendPick } from "../common/confirmpick.js";
 import { modal } from "../common/dialog.js";
 import { t } from "../common/i18n.js";
 import { colourOf } from "../common/names.js";
@@ -69,13 +70,12 @@ function drawHand() {
 
 async function confirmPick() {
   const ho = handover;
-  if (!ho || ho.selected === null) return;
-  const done = await act($("ho-confirm"), "POST", hostedSeatPath(ho.seat, "pick"),
-    { round: ho.round, card: ho.selected });
-  if (!done || handover !== ho) return;
+  if (!ho) return;
+  const taken = await sendPick(ho, ho.round, async (body) =>
+    Boolean(await act($("ho-confirm"), "POST", hostedSeatPath(ho.seat, "pick"), body)));
+  if (!taken || handover !== ho) return;
   // hide the card at once: the next person to look must not see it
   $("ho-hand").textContent = "";
-  ho.selected = null;
   stage("done");
   $("ho-back").focus();
 }
