@@ -1,7 +1,7 @@
 """The pages' JavaScript is type-checked: TypeScript's checker over the JSDoc types.
 
-``jsconfig.json`` at the root says how (``checkJs``, strict but for ``noImplicitAny``,
-``strictNullChecks`` and ``useUnknownInCatchVariables``; lib dom and es2022);
+``jsconfig.json`` at the root says how (``checkJs``, strict but for ``noImplicitAny`` and
+``useUnknownInCatchVariables``; lib dom and es2022);
 ``package-lock.json`` pins the checker, which ``./setup.sh --dev`` puts into
 ``node_modules/`` with ``npm ci``. The check reads only files on this machine: no network.
 The calibrate page's script is inline in firmware/templates/calibrate.html, not a

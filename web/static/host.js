@@ -22,6 +22,9 @@ import { renderSeats } from "./host/seats.js";
 import { act, checkLogin, hostToken, logout, onLogout, setHostToken } from "./host/session.js";
 import { enteredSetup, renderOrder, wireOrder } from "./host/setup.js";
 
+/** @typedef {import("./common/api.js").View} View */
+
+/** @type {View | null} the newest public view */
 let view = null;
 
 async function login(event) {
@@ -68,7 +71,8 @@ async function loginBySight() {
   }
 }
 
-function gameStatus() {
+/** @param {View} view */
+function gameStatus(view) {
   if (view.phase === "lobby") return t("host.lobby_status", { count: (view.seats || []).length });
   if (view.phase === "playing" && view.playback) return playbackLine(view, true);
   const status = view.phase === "finished" ? t("phase.finished")
@@ -78,7 +82,8 @@ function gameStatus() {
 
 /** The confirm dialogs' words for the game as it stands: the round an undo takes back
     (the one being played back, or the last one played), what a new game ends. */
-function renderDialogs() {
+/** @param {View} view */
+function renderDialogs(view) {
   const round = view.phase === "playing" && view.playback ? view.playback.round
     : view.last_round ? view.last_round.round : view.round;
   setText($("confirm-undo-title"), t("host.undo_title", { round }));
@@ -92,7 +97,7 @@ function render() {
   $("console").hidden = !logged;
   if (!logged || !view) return;
   const lobby = view.phase === "lobby";
-  setText($("game-status"), gameStatus());
+  setText($("game-status"), gameStatus(view));
   $("undo").hidden = lobby || (!(view.history || []).length && view.phase !== "playing");
   $("record").hidden = lobby;
   $("lobby-tools").hidden = !lobby;
@@ -104,7 +109,7 @@ function render() {
   renderArchive(view);
   renderDay(view);
   renderBooth(view);
-  renderDialogs();
+  renderDialogs(view);
   const storage = view.storage || { ok: true };
   $("storage-warning").hidden = storage.ok !== false;
   if (storage.ok === false) {

@@ -9,6 +9,7 @@
 
 import { state } from "./state.js";
 
+/** @type {AudioContext | null} */
 let context = null;
 export const played = [];  // the cues played, newest last (the browser test reads it)
 

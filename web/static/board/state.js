@@ -9,7 +9,7 @@
 
 /** @type {{view: View | null, table: View | null, gameId: number | null,
       shown: Shown | null, queue: Queued[], playing: boolean,
-      cards: Record<string, number> | null, hit: string | null, flashHeap: number | null}} */
+      cards: {round: number, cards: Record<string, number>, kali: number} | null, hit: string | null, flashHeap: number | null}} */
 export const state = {
   view: null,       // what the board draws: the table's view, or a replay's board over it
   table: null,      // the table's own view (board/replay.js)

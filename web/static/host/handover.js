@@ -10,7 +10,10 @@ import { colourOf } from "../common/names.js";
 import { hostedSeatPath } from "./seat-path.js";
 import { act } from "./session.js";
 
-let handover = null;  // {seat, hand, colour, selected, pick, round}
+/** @type {{seat: import("../common/api.js").Seat, hand: number[], colour: string,
+      selected: number | null, pick: number | null, round: number,
+      sending?: boolean} | null} */
+let handover = null;
 const STAGES = { ask: "ho-title", pick: "ho-name", done: "ho-done-title" };
 
 const dialog = modal($("handover"), () => {
@@ -56,6 +59,7 @@ async function showHand() {
 
 function drawHand() {
   const ho = handover;
+  if (!ho) return;
   renderHand($("ho-hand"), {
     hand: ho.hand, colour: ho.colour, pick: ho.pick, selected: ho.selected,
     onTap: (card) => { ho.selected = card; drawHand(); },

@@ -67,7 +67,7 @@ export function renderSeats(view, openHandover) {
   const count = /** @type {HTMLSelectElement} */ ($("bot-count"));
   if (count.options.length !== free) {
     const keep = count.value;
-    while (count.options.length > free) count.lastElementChild.remove();
+    while (count.options.length > free) count.options[count.options.length - 1].remove();
     while (count.options.length < free) {
       const n = count.options.length + 1;
       count.appendChild(el("option", { value: n }, String(n)));

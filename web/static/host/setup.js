@@ -11,6 +11,7 @@ import { trackLength } from "../common/ring.js";
 const KALI = "Kali";  // Kali's row (no player may be called Kali: a safe key)
 
 let order = [];       // names from Mambo to Kali
+/** @type {string | null} */
 let orderKey = null;  // the seats the order was made for
 let lastView = null;
 

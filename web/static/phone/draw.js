@@ -8,6 +8,8 @@ import { colourTag, t } from "../common/i18n.js";
 import { playbackLine } from "../common/playline.js";
 import { mySeat, state } from "./state.js";
 
+/** @typedef {import("../common/api.js").View} View */
+
 // closed, the reveal gives focus back to where it was, or else to the first card in hand
 export const sheet = modal($("sheet"), null, () => $("hand").querySelector(".card:not([disabled])"));
 
@@ -36,7 +38,7 @@ function renderJoin() {
 
 export function renderHand() {
   const me = state.me;
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
   const seat = mySeat();
   const picking = view.phase === "picking";
   $("hand-caption").hidden = view.phase !== "lobby";
@@ -59,7 +61,7 @@ export function renderHand() {
 }
 
 function renderPickers() {
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
   const list = $("pickers");
   list.textContent = "";
   if (view.phase !== "picking") return;
@@ -72,7 +74,7 @@ function renderPickers() {
 }
 
 function renderStatus() {
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
   const me = state.me;
   let text = "";
   if (view.phase === "lobby") text = t("lobby.wait");
@@ -95,7 +97,7 @@ function renderStatus() {
 }
 
 function renderOver() {
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
   const box = $("over");
   box.hidden = view.phase !== "finished";
   if (box.hidden) return;
@@ -120,7 +122,7 @@ function renderOver() {
 }
 
 function renderLast() {
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
   const entry = view.last_round;
   const box = $("last");
   box.hidden = !entry;
@@ -144,10 +146,12 @@ function renderLast() {
   }
 }
 
+/** @param {import("../common/api.js").RoundEntry} entry */
 function openSheet(entry) {
+  const view = /** @type {View} */ (state.view);
   $("sheet-title").textContent = t("reveal.title", { round: entry.round });
-  revealList($("sheet-cards"), entry, state.view);
-  fillStory($("sheet-story"), story(entry, state.me.name, state.view));
+  revealList($("sheet-cards"), entry, view);
+  fillStory($("sheet-story"), story(entry, state.me.name, view));
   sheet.open($("sheet-ok"));
 }
 
@@ -163,7 +167,7 @@ export function render() {
     renderJoin();
     return;
   }
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
   const seat = mySeat();
   $("me-name").textContent = state.me.name;
   const colourBox = $("me-colour");
