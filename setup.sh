@@ -340,19 +340,43 @@ dev_tools() {
     # command:package (pdftoppm comes in poppler-utils: the score sheet's A4 test;
     # WebKitWebDriver in webkit2gtk-driver, which brings WebKitGTK's MiniBrowser, and
     # Xvfb in xvfb: the WebKit browser tests)
+    # Xvfb in xvfb: the WebKit browser tests; node and npm: the JavaScript type check)
     for pair in chromium:chromium shellcheck:shellcheck pdftoppm:poppler-utils \
-            WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb; do
+            WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb node:nodejs npm:npm; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
     done
-    [ "${#missing[@]}" = 0 ] && return
-    step "Test tools from Debian: ${missing[*]}"
-    if [ "$IS_ROOT" = 1 ] && command -v apt-get >/dev/null 2>&1; then
-        run apt-get update -qq
-        run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
-    else
-        echo "setup.sh: the browser and shell tests need Debian's ${missing[*]}: run" \
-             "'sudo apt-get install ${missing[*]}'" >&2
+    if [ "${#missing[@]}" != 0 ]; then
+        step "Test tools from Debian: ${missing[*]}"
+        if [ "$IS_ROOT" = 1 ] && command -v apt-get >/dev/null 2>&1; then
+            run apt-get update -qq
+            run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+        else
+            echo "setup.sh: the browser, shell and JavaScript tests need Debian's ${missing[*]}:" \
+                 "run 'sudo apt-get install ${missing[*]}'" >&2
+        fi
     fi
+    js_checker
+}
+
+# js_checker: TypeScript's checker, the version package-lock.json pins, into node_modules/
+# (tests/test_js_check.py runs it offline over web/static). Skipped when the lock file's
+# fingerprint matches the last install's.
+js_checker() {
+    local stamp
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "setup.sh: the JavaScript check (tests/test_js_check.py) needs node and npm:" \
+             "run 'sudo apt-get install nodejs npm', then './setup.sh --dev' again" >&2
+        return 0
+    fi
+    step "JavaScript checker: npm ci (TypeScript, as package-lock.json pins it)"
+    stamp="$(sha256sum < package-lock.json | cut -c1-16)"
+    if [ "$(cat node_modules/.kalimambo-installed 2>/dev/null)" = "$stamp" ] \
+            && [ -x node_modules/.bin/tsc ]; then
+        say "   unchanged: node_modules holds what package-lock.json asks"
+        return 0
+    fi
+    run_as_owner npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+    [ "$DRY" = 1 ] || as_owner sh -c "printf '%s\\n' '$stamp' > node_modules/.kalimambo-installed"
 }
 
 # Read the board file setup.sh will use: the one in /etc/kalimambo, else the example.
@@ -479,7 +503,7 @@ service_venv() {
 COPY_EXCLUDES=(--exclude=./.git --exclude=./.venv --exclude=./tests --exclude=./build
     --exclude=./data --exclude='*.egg-info' --exclude=__pycache__ --exclude='.lgd-nfy*'
     --exclude=.gunicorn --exclude=.pytest_cache --exclude=.mypy_cache --exclude=.ruff_cache
-    --exclude=.hypothesis)
+    --exclude=.hypothesis --exclude=./node_modules)
 copy_source() {
     local stage
     stage="$(mktemp -d)"

@@ -48,7 +48,7 @@ function told(tableView) {
 
 /** Animate one step's events over the board as it was before the step. */
 async function animate(step, view) {
-  const shown = state.shown;
+  const shown = /** @type {import("./board/state.js").Shown} */ (state.shown);
   document.body.dataset.playing = stepKey(view);  // the step on the board from now on
   const events = step.events || [];
   // the round so far, up to this step: its reveal says who played the lowest card
@@ -95,12 +95,12 @@ async function play() {
   if (state.playing) return;
   state.playing = true;
   while (state.queue.length) {
-    const { step, view } = state.queue.shift();
+    const { step, view } = /** @type {import("./board/state.js").Queued} */ (state.queue.shift());
     await animate(step, view);
     // With nothing more to animate the board is as the newest view has it: the
     // playback's end (its own view right after the last step), or a skip or an undo
     // that came meanwhile.
-    const latest = state.queue.length ? view : state.view;
+    const latest = /** @type {import("./common/api.js").View} */ (state.queue.length ? view : state.view);
     state.shown = snapshot(latest);
     document.body.dataset.step = stepKey(latest);
   }
@@ -152,7 +152,7 @@ function onView(tableView, whole) {
 
 /** Everything beside the ring; safe to call while a step is being animated. */
 function renderSide() {
-  const view = state.view;
+  const view = /** @type {import("./common/api.js").View} */ (state.view);
   document.body.dataset.phase = view.phase;
   document.body.classList.toggle("over", view.phase === "finished" && !state.playing);
   renderLobby();
@@ -169,7 +169,7 @@ function renderSide() {
     second lines go (colour, computer, picked: the dot, the phase line and the caption
     say them too), then its heading, and the QR codes get smaller. */
 function fitSide() {
-  const side = document.querySelector(".side");
+  const side = /** @type {HTMLElement} */ (document.querySelector(".side"));
   side.classList.remove("tight", "tighter");
   for (const step of ["tight", "tighter"]) {
     if (side.scrollHeight <= side.clientHeight + 1) return;
@@ -203,13 +203,14 @@ function render() {
 
 /* "Next" on the board itself: with the host logged in in this browser (and "Skip"), or
    on the table's own screen in step pacing ("Next" only: that screen is not the host). */
+/** @type {string | null} */
 let hostToken = null;
 
 function renderControls() {
   const box = $("board-controls");
   if (!box) return;
   const view = state.view;
-  const playing = Boolean(view) && view.phase === "playing";
+  const playing = view !== null && view.phase === "playing";
   const stepping = playing && ownScreen() && (view.playback || {}).pacing === "step";
   box.hidden = !(playing && hostToken) && !stepping;
   $("board-skip").hidden = !hostToken;

@@ -22,15 +22,18 @@ import { renderSeats } from "./host/seats.js";
 import { act, checkLogin, hostToken, logout, onLogout, setHostToken } from "./host/session.js";
 import { enteredSetup, renderOrder, wireOrder } from "./host/setup.js";
 
+/** @typedef {import("./common/api.js").View} View */
+
+/** @type {View | null} the newest public view */
 let view = null;
 
 async function login(event) {
   event.preventDefault();
   try {
-    const data = await api("POST", "/host", { body: { pin: $("pin").value.trim() } });
+    const data = await api("POST", "/host", { body: { pin: /** @type {HTMLInputElement} */ ($("pin")).value.trim() } });
     setHostToken(data.token);
     clearToast();
-    $("pin").value = "";
+    /** @type {HTMLInputElement} */ ($("pin")).value = "";
     render();
   } catch (err) {
     toast(err.message, "error");
@@ -68,7 +71,8 @@ async function loginBySight() {
   }
 }
 
-function gameStatus() {
+/** @param {View} view */
+function gameStatus(view) {
   if (view.phase === "lobby") return t("host.lobby_status", { count: (view.seats || []).length });
   if (view.phase === "playing" && view.playback) return playbackLine(view, true);
   const status = view.phase === "finished" ? t("phase.finished")
@@ -78,7 +82,8 @@ function gameStatus() {
 
 /** The confirm dialogs' words for the game as it stands: the round an undo takes back
     (the one being played back, or the last one played), what a new game ends. */
-function renderDialogs() {
+/** @param {View} view */
+function renderDialogs(view) {
   const round = view.phase === "playing" && view.playback ? view.playback.round
     : view.last_round ? view.last_round.round : view.round;
   setText($("confirm-undo-title"), t("host.undo_title", { round }));
@@ -92,7 +97,7 @@ function render() {
   $("console").hidden = !logged;
   if (!logged || !view) return;
   const lobby = view.phase === "lobby";
-  setText($("game-status"), gameStatus());
+  setText($("game-status"), gameStatus(view));
   $("undo").hidden = lobby || (!(view.history || []).length && view.phase !== "playing");
   $("record").hidden = lobby;
   $("lobby-tools").hidden = !lobby;
@@ -104,7 +109,7 @@ function render() {
   renderArchive(view);
   renderDay(view);
   renderBooth(view);
-  renderDialogs();
+  renderDialogs(view);
   const storage = view.storage || { ok: true };
   $("storage-warning").hidden = storage.ok !== false;
   if (storage.ok === false) {
@@ -118,7 +123,7 @@ function render() {
 // unless the host ticks "clear them"
 const confirmNew = modal($("confirm-new"), (answer) => {
   if (answer === "new") {
-    act($("new-game"), "POST", "/host/new", { keep_seats: !$("new-clear").checked });
+    act($("new-game"), "POST", "/host/new", { keep_seats: !/** @type {HTMLInputElement} */ ($("new-clear")).checked });
   }
 });
 const confirmUndo = modal($("confirm-undo"), (answer) => {
@@ -134,14 +139,14 @@ $("logout").addEventListener("click", logout);
 $("undo").addEventListener("click", () => confirmUndo.open($("undo-cancel")));
 $("new-game").addEventListener("click", () => confirmNew.open($("new-cancel")));
 $("add-bots").addEventListener("click", () => act($("add-bots"), "POST", "/host/bots",
-  { count: Number($("bot-count").value), level: $("bot-level").value }));
+  { count: Number(/** @type {HTMLInputElement} */ ($("bot-count")).value), level: /** @type {HTMLInputElement} */ ($("bot-level")).value }));
 const hostedCount = nameCounter($("hosted-name"), $("hosted-count"));
 $("hosted-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const name = $("hosted-name").value.trim();
+  const name = /** @type {HTMLInputElement} */ ($("hosted-name")).value.trim();
   if (!name) return;
   if (await act(null, "POST", "/host/seats", { name })) {
-    $("hosted-name").value = "";
+    /** @type {HTMLInputElement} */ ($("hosted-name")).value = "";
     hostedCount();
   }
 });
@@ -153,8 +158,8 @@ $("setup-form").addEventListener("submit", (event) => {
 $("lights-retry").addEventListener("click", () =>
   act($("lights-retry"), "POST", "/host/lights/retry", {}));
 $("hints").addEventListener("change", () =>
-  act(null, "POST", "/host/settings", { hints: $("hints").checked }));
-onLogout(() => { closeHandover(); render(); offerLocalLogin(); });
+  act(null, "POST", "/host/settings", { hints: /** @type {HTMLInputElement} */ ($("hints")).checked }));
+onLogout(() => { closeHandover(); render(); });
 onLang(() => render());
 
 startPage();

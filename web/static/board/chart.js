@@ -9,6 +9,8 @@ import { $, svg } from "../common/dom.js";
 import { own } from "../common/names.js";
 import { state } from "./state.js";
 
+/** @typedef {import("../common/api.js").View} View */
+
 const FALLBACK = [560, 300];  // before the chart has a size of its own
 let watched = false;
 
@@ -28,7 +30,7 @@ function watch(chart) {
 }
 
 export function renderChart() {
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn once the first view came
   const box = $("chart-box");
   const show = view.phase === "finished" && !state.playing;
   box.hidden = !show;

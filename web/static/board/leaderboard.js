@@ -20,7 +20,10 @@ import { say } from "./narration.js";
 import { drawRing } from "./ring.js";
 import { state } from "./state.js";
 
+/** @typedef {import("../common/api.js").View} View */
+
 const SHOWN = 8;  // rows: readable across a room at 1920x1080
+/** @type {[string, (p: any) => string][]} */
 const TITLES = [  // [figure, its line]: the player with the most of it (> 0)
   ["rammed", (p) => t("lb.t_rammed", { name: p.name, points: p.rammed })],
   ["for_kali", (p) => t("lb.t_kali", { name: p.name, points: p.for_kali })],
@@ -29,20 +32,24 @@ const TITLES = [  // [figure, its line]: the player with the most of it (> 0)
 
 const TURN_MS = Number(new URLSearchParams(window.location.search).get("turn")) || 30000;
 
+/** @type {any} */
 let stats = null;     // the last answer, for the key below
+/** @type {string | null} */
 let askedFor = null;  // the view it was asked for: day start, game and phase
+/** @type {string | null} */
 let asking = null;
 
 /** Is the table between games, so the leaderboard takes the ring's place? */
 export function leaderboardShown() {
   const view = state.view;
-  return Boolean(view) && !state.playing
+  return view !== null && !state.playing
     && (view.phase === "lobby" || view.phase === "finished");
 }
 
 let overGame = null;  // the finished game whose turns are counted, and since when
 let overSince = 0;
-let turnTimer = null;
+/** @type {number | undefined} */
+let turnTimer;
 
 /** At game over: the ring's turn first, then the leaderboard's, and so on (true while
     it is the leaderboard's). In the lobby it always is. */
@@ -146,6 +153,7 @@ function drawBots(players, people) {
 function drawTitles(people) {
   const list = $("lb-titles");
   list.textContent = "";
+  /** @type {any} */
   let best = null;
   for (const p of people) if (!best || p.best < best.best) best = p;
   if (best) {
@@ -162,7 +170,7 @@ function drawTitles(people) {
 /** Between games, once someone has finished a game today, the leaderboard takes the
     ring's place; before that (a new day) the empty ring stays. */
 export function renderLeaderboard() {
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn once the first view came
   const between = leaderboardShown();
   if (between) fetchStats(view);
   const people = between && stats && askedFor === keyOf(view) ? ranked(stats.players || [])
@@ -189,8 +197,8 @@ export function renderLeaderboard() {
 function fit() {
   const box = $("leaderboard");
   const over = () => box.scrollHeight > box.clientHeight + 1;
-  const rows = $("lb-table").tBodies[0];
-  while (over() && rows && rows.rows.length > 3) rows.lastElementChild.remove();
+  const rows = /** @type {HTMLTableElement} */ ($("lb-table")).tBodies[0];
+  while (over() && rows && rows.rows.length > 3) rows.rows[rows.rows.length - 1].remove();
   const titles = $("lb-titles");
   while (over() && titles.lastElementChild) titles.lastElementChild.remove();
 }

@@ -9,17 +9,20 @@ import { api } from "../common/api.js";
 import { t } from "../common/i18n.js";
 import { state } from "./state.js";
 
+/** @typedef {import("../common/api.js").View} View */
+
 const RECHECK_MS = 2000;  // while the first host's QR code shows: is it still offered?
 
 let own = false;  // the board runs on the table's own screen (the server says so)
 let hostQr = false;  // the server offers the first host's QR code to this screen
+/** @type {number | null} */
 let recheck = null;
 
 /** Whether the board runs on the table's own screen (it may show "Next" in step pacing). */
 export const ownScreen = () => own;
 
 function phaseText() {
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn once the first view came
   const seats = view.seats || [];
   // the lobby's "waiting for players" is in the ring's centre (ring.js): here only
   // while the day's leaderboard takes the ring's place
@@ -53,20 +56,21 @@ new MutationObserver(renderPhase).observe($("ring"), { attributes: true,
   attributeFilter: ["class"] });
 
 export function renderLobby() {
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawn once the first view came
   const replaying = Boolean(state.table && state.table.replay);
   renderPhase();
   if (replaying) $("phase").hidden = false;  // its line comes next (replay.js)
   $("join-box").hidden = view.phase !== "lobby";
   // "Scan the code..." is the lobby's narration under the ring (board.js): beside the
   // code only while a replay has the narration
+  /** @type {HTMLElement | null} */
   const ready = $("join-box").querySelector('[data-i18n="board.ready"]');
   if (ready) ready.hidden = !replaying;
   const url = view.join_url || "";
-  const qr = $("qr");
+  const qr = /** @type {HTMLImageElement} */ ($("qr"));
   if ($("join-url").textContent !== url) {
     $("join-url").textContent = url;
-    qr.src = `${qr.getAttribute("src").split("?")[0]}?u=${encodeURIComponent(url)}`;
+    qr.src = `${(qr.getAttribute("src") || "").split("?")[0]}?u=${encodeURIComponent(url)}`;
   }
   qr.alt = t("board.qr_alt", { url });
   const over = view.phase === "finished" && !state.playing;
@@ -82,11 +86,11 @@ export function renderLobby() {
    view says so, and drops the picture itself, not just its box. */
 function showHostQr() {
   const table = state.table || state.view;
-  const quiet = Boolean(table) && !table.replay && table.phase === "lobby"
+  const quiet = table !== null && !table.replay && table.phase === "lobby"
     && !(table.booth && table.booth.attract !== false);
   const shown = hostQr && quiet;
   const figure = $("host-link");
-  const img = $("host-qr");
+  const img = /** @type {HTMLImageElement} */ ($("host-qr"));
   figure.hidden = !shown;
   if (shown) {
     if (!img.getAttribute("src")) img.src = `${img.dataset.src}?t=${Date.now()}`;

@@ -8,6 +8,8 @@ import { forward, ringPoint, trackLength } from "../common/ring.js";
 import { pause } from "./pacing.js";
 import { state } from "./state.js";
 
+/** @typedef {import("../common/api.js").View} View */
+
 const CX = 500;
 const CY = 500;
 const R = 400;
@@ -59,7 +61,7 @@ export function drawRing() {
   const shown = state.shown;
   const title = ring.querySelector("title");
   ring.textContent = "";
-  ring.appendChild(title);
+  if (title) ring.appendChild(title);
   figureNodes.clear();
   if (!view) return;
   u = textUnits();
@@ -119,13 +121,17 @@ function figure(key, cls, label, space, name) {
   return group;
 }
 
+/** The round's cards beside the figures (drawRing draws them only with cards and a
+    shown state). */
 function drawBadges(ring) {
+  const cards = /** @type {NonNullable<typeof state.cards>} */ (state.cards);
+  const shown = /** @type {import("./state.js").Shown} */ (state.shown);
   const group = svg("g", { class: "badges" });
   const rs = spaceRadius();
-  const entries = Object.entries(state.cards.cards || {});
-  entries.push(["Kali", state.cards.kali]);
+  const entries = Object.entries(cards.cards || {});
+  entries.push(["Kali", cards.kali]);
   for (const [name, card] of entries) {
-    const space = state.shown.positions.get(name);
+    const space = shown.positions.get(name);
     if (space === undefined) continue;
     const kali = name === "Kali";
     const w = 1.5 * u;  // "11" in bold at the readable size
@@ -141,7 +147,7 @@ function drawBadges(ring) {
 }
 
 function drawCentre(ring) {
-  const view = state.view;
+  const view = /** @type {View} */ (state.view);  // drawRing drew nothing without one
   let big = "";
   let small = "";
   if (view.phase === "lobby") {
@@ -174,7 +180,7 @@ function drawCentre(ring) {
 
 /** Slide a figure forward round the ring from one space to another. */
 export function slide(key, from, to) {
-  return new Promise((resolve) => {
+  return new Promise(/** @param {(value?: void) => void} resolve */ (resolve) => {
     const node = figureNodes.get(key);
     const steps = forward(from, to, length());
     if (!node || steps === 0) { resolve(); return; }

@@ -6,17 +6,19 @@ import { $, setText } from "../common/dom.js";
 import { t } from "../common/i18n.js";
 import { state } from "./state.js";
 
+/** @typedef {import("../common/api.js").View} View */
+
 export function renderSheetLink() {
   const view = state.view;
   // not for a replay's end (board/replay.js): its game_id names the replay, not a sheet
-  const show = Boolean(view) && view.phase === "finished" && !state.playing && !view.replay;
+  const show = view !== null && view.phase === "finished" && !state.playing && !view.replay;
   $("sheet-box").hidden = !show;
   if (!show) return;
-  const path = `/games/${encodeURIComponent(view.game_id)}/sheet`;
+  const path = `/games/${encodeURIComponent(String(view.game_id))}/sheet`;
   const link = $("sheet-link");
   if (link.getAttribute("href") !== path) link.setAttribute("href", path);
   setText(link, t("board.sheet", { game: view.game_id }));
-  const qr = $("sheet-qr");
+  const qr = /** @type {HTMLImageElement} */ ($("sheet-qr"));
   const src = `${path}-qr.svg`;
   if (qr.getAttribute("src") !== src) qr.setAttribute("src", src);
   qr.alt = t("board.sheet_qr_alt", { game: view.game_id });

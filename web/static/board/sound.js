@@ -9,11 +9,14 @@
 
 import { state } from "./state.js";
 
+/** @type {AudioContext | null} */
 let context = null;
 export const played = [];  // the cues played, newest last (the browser test reads it)
 
 function audio() {
-  const Context = window.AudioContext || window.webkitAudioContext;
+  // Safari before 14.1 has only the prefixed name
+  const Context = window.AudioContext
+    || /** @type {{webkitAudioContext?: typeof AudioContext}} */ (window).webkitAudioContext;
   if (!Context) return null;
   if (!context) context = new Context();
   if (context.state === "suspended") context.resume().catch(() => {});

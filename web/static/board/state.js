@@ -2,6 +2,14 @@
 
    Name-keyed parts are Maps: a player may be called "__proto__" or "toString". */
 
+/** @typedef {import("../common/api.js").View} View */
+/** @typedef {{rhino: number | null, positions: Map<string, number>, minus: Map<string, number>,
+      rounds: number, dung: number[]}} Shown */
+/** @typedef {{step: {kind: string, events: any[], seconds: number}, view: View}} Queued */
+
+/** @type {{view: View | null, table: View | null, gameId: number | null,
+      shown: Shown | null, queue: Queued[], playing: boolean,
+      cards: {round: number, cards: Record<string, number>, kali: number} | null, hit: string | null, flashHeap: number | null}} */
 export const state = {
   view: null,       // what the board draws: the table's view, or a replay's board over it
   table: null,      // the table's own view (board/replay.js)
@@ -14,7 +22,8 @@ export const state = {
   flashHeap: null,
 };
 
-/** The shown state of a view: where everything stands, with no replay. */
+/** The shown state of a view: where everything stands, with no replay.
+    @param {View} view  @returns {Shown} */
 export function snapshot(view) {
   const minus = new Map();
   for (const seat of view.seats || []) minus.set(seat.name, seat.minus_points);

@@ -8,10 +8,10 @@ async function poll() {
     const data = await api("GET", "/leds");
     const box = $("leds");
     const leds = data.leds || [];
-    while (box.children.length > leds.length) box.lastChild.remove();
+    while (box.children.length > leds.length) box.children[box.children.length - 1].remove();
     while (box.children.length < leds.length) box.appendChild(el("span"));
     leds.forEach((rgb, i) => {
-      box.children[i].style.background = `rgb(${rgb[0]}, ${rgb[1]}, ${rgb[2]})`;
+      /** @type {HTMLElement} */ (box.children[i]).style.background = `rgb(${rgb[0]}, ${rgb[1]}, ${rgb[2]})`;
     });
   } catch (e) { /* try again on the next tick */ }
   setTimeout(poll, document.hidden ? 2000 : 250);

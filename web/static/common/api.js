@@ -2,7 +2,35 @@
 
 import { currentLang, hasMessage, t } from "./i18n.js";
 
+/** The public view as docs/API.md describes it (what the pages read of it; the round
+   events and a replay's parts are left loose).
+
+   @typedef {{id?: string, name: string, colour: string, bot?: boolean,
+     bot_level?: string | null, hosted?: boolean, connected?: boolean, picked?: boolean,
+     minus_points: number}} Seat
+   @typedef {{round: number, cards: Record<string, number>, kali: number,
+     events: any[], minus_points: Record<string, number>}} RoundEntry
+   @typedef {{round: number, step: number, steps: number, pacing: string,
+     current: {kind: string, first: number, skipped: boolean} | null,
+     shown: any[]}} Playback
+   @typedef {{type: string, round?: number, step?: number, kind?: string, first?: number,
+     count?: number, seconds?: number, skipped?: boolean, replay?: boolean,
+     game_id?: number}} Happened
+   @typedef {{backend: string, ok: boolean, error: string | null, playing: boolean,
+     connected: boolean, pacing: string, pause_ms: number}} Lights
+   @typedef {{version: number, phase: "lobby" | "picking" | "playing" | "finished",
+     round: number, track_length: number, seats: Seat[], rhino: number | null,
+     positions: Record<string, number>, dung: number[], dung_points: number,
+     setup: any, last_round: RoundEntry | null, history: RoundEntry[], winners: string[],
+     playback: Playback | null, undone: number | null, game_id: number | null,
+     join_url: string, hints: boolean, lights: Lights, day_start: number, replay: any,
+     happened: Happened[],
+     booth: {attract: boolean, attract_after_s: number, sound: boolean},
+     storage?: {ok: boolean, error: string | null}}} View
+*/
+
 export class ApiError extends Error {
+  /** @param {number} status  @param {string} code  @param {string} message */
   constructor(status, code, message) {
     super(message);
     this.status = status;
@@ -18,9 +46,13 @@ function errorText(code, message) {
 }
 
 /** Call /api/v1: resolves with the JSON answer, rejects with an ApiError.
-    options: {body, token}. */
+    options: {body, token}.
+    @param {string} method  @param {string} path
+    @param {{body?: unknown, token?: string | null}} [options]
+    @returns {Promise<any>} */
 export async function api(method, path, options) {
   const opts = options || {};
+  /** @type {Record<string, string>} */
   const headers = {};
   if (opts.body !== undefined) headers["Content-Type"] = "application/json";
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
@@ -35,6 +67,7 @@ export async function api(method, path, options) {
   } catch (e) {
     throw new ApiError(0, "network", t("error.network"));
   }
+  /** @type {any} */
   let data = null;
   try { data = await response.json(); } catch (e) { data = null; }
   if (!response.ok) {

@@ -80,6 +80,7 @@ export function revealList(box, entry, view) {
 export function story(entry, me, view) {
   const lines = [];
   const L = trackLength(view);
+  /** @type {any} */
   let lastRun = null;
   let paid = 0;
   for (const ev of entry.events || []) {

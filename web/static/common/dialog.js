@@ -13,6 +13,7 @@ function focusables(dialog) {
     Focus goes back to what had it before; if that cannot take it any more (a card just
     played), to fallback() when given.  Returns {open(focusTarget), close(value), isOpen()}. */
 export function modal(dialog, onClose, fallback) {
+  /** @type {HTMLElement | null} */
   let opener = null;
   let opened = false;  // opened, and its closing not yet handled
   const native = typeof dialog.showModal === "function";
@@ -79,7 +80,7 @@ export function modal(dialog, onClose, fallback) {
       if (!isOpen()) {
         closed();  // closed by the browser (Escape, a form button), its event still to come
         opened = true;
-        opener = document.activeElement;
+        opener = /** @type {HTMLElement | null} */ (document.activeElement);
         dialog.returnValue = "";
         if (native) dialog.showModal();
         else dialog.setAttribute("open", "");

@@ -3,8 +3,11 @@
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-/** The element with this id. */
-export const $ = (id) => document.getElementById(id);
+/** The element with this id: one the page's template has (every id the scripts name is
+    in their page; the checker takes that on trust).
+    @param {string} id
+    @returns {HTMLElement} */
+export const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 function append(node, children) {
   for (const child of children.flat()) {
@@ -44,7 +47,7 @@ export function setText(node, text) {
 /** Run `change` and give focus back to the element that had it, if the change moved it
     in the document (moving a node drops focus) but did not remove it. */
 export function keepFocus(change) {
-  const focused = document.activeElement;
+  const focused = /** @type {HTMLElement | SVGElement | null} */ (document.activeElement);
   change();
   if (focused && focused !== document.body && focused.isConnected
       && document.activeElement !== focused) {

@@ -5,14 +5,16 @@ import { el } from "./dom.js";
 import { hasOwn } from "./names.js";
 import { storageGet, storageSet } from "./storage.js";
 
-const MESSAGES = JSON.parse(document.getElementById("messages").textContent);
+/** @type {Record<string, Record<string, string>>} every language's messages, in the page */
+const MESSAGES = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("messages")).textContent || "{}");
 export const LANGS = ["en", "de", "fr", "it"];
 const LANG_KEY = "kalimambo.lang";
 const listeners = [];
 
+/** @returns {string} */
 function browserLang() {
   const stored = storageGet(LANG_KEY);
-  if (LANGS.includes(stored)) return stored;
+  if (stored !== null && LANGS.includes(stored)) return stored;
   const wanted = navigator.languages && navigator.languages.length
     ? navigator.languages : [navigator.language || "en"];
   for (const tag of wanted) {

@@ -22,9 +22,12 @@ export function setConnected(ok) {
     the seat's token, so the table knows that seat is connected.
     Returns {reconnect} for pages that wake up from sleep. */
 export function live(onView, tokenOf) {
+  /** @type {EventSource | null} */
   let source = null;
-  let retryTimer = null;
+  /** @type {number | undefined} */
+  let retryTimer;
   let delay = 1000;
+  /** @type {import("./api.js").View | null} */
   let current = null;
 
   function open() {
@@ -57,7 +60,7 @@ export function live(onView, tokenOf) {
     });
     source.onerror = () => {
       setConnected(false);
-      if (source.readyState === EventSource.CLOSED) {
+      if (/** @type {EventSource} */ (source).readyState === EventSource.CLOSED) {
         retryTimer = setTimeout(open, delay);
         delay = Math.min(delay * 2, 15000);
       }

@@ -9,7 +9,9 @@ export function forward(from, to, length) {
 }
 
 /** Where space `space` (may be fractional, mid-slide) sits on a circle drawn clockwise
-    from the top: [x, y] around the centre (cx, cy) at `radius`. */
+    from the top: [x, y] around the centre (cx, cy) at `radius`.
+    @param {number} space  @param {number} length  @param {number} cx  @param {number} cy
+    @param {number} radius  @returns {[number, number]} */
 export function ringPoint(space, length, cx, cy, radius) {
   const angle = -Math.PI / 2 + (2 * Math.PI * space) / length;
   return [cx + radius * Math.cos(angle), cy + radius * Math.sin(angle)];

@@ -2,7 +2,8 @@
 
 import { $ } from "./dom.js";
 
-let timer = null;
+/** @type {number | undefined} */
+let timer;
 
 /** Show `text` in #toast; kind "error" gives it a red edge. */
 export function toast(text, kind) {

@@ -8,13 +8,13 @@ import { act } from "./session.js";
 
 export function renderBooth(view) {
   const booth = view.booth || {};
-  $("attract").checked = Boolean(booth.attract);
-  const after = $("attract-after");
+  /** @type {HTMLInputElement} */ ($("attract")).checked = Boolean(booth.attract);
+  const after = /** @type {HTMLInputElement} */ ($("attract-after"));
   if (document.activeElement !== after && Number(after.value) !== booth.attract_after_s) {
     after.value = String(booth.attract_after_s || 120);
   }
   after.disabled = !booth.attract;
-  $("sound").checked = Boolean(booth.sound);
+  /** @type {HTMLInputElement} */ ($("sound")).checked = Boolean(booth.sound);
   const replay = view.replay;
   $("replay-status").hidden = !replay;
   $("replay-stop").hidden = !replay;
@@ -30,13 +30,13 @@ export function replayGame(button, gameId) {
 
 export function wireBooth() {
   $("attract").addEventListener("change", () =>
-    act(null, "POST", "/host/settings", { attract: $("attract").checked }));
+    act(null, "POST", "/host/settings", { attract: /** @type {HTMLInputElement} */ ($("attract")).checked }));
   $("attract-after").addEventListener("change", () => {
-    const seconds = Number($("attract-after").value);
+    const seconds = Number(/** @type {HTMLInputElement} */ ($("attract-after")).value);
     if (Number.isInteger(seconds)) act(null, "POST", "/host/settings", { attract_after_s: seconds });
   });
   $("sound").addEventListener("change", () =>
-    act(null, "POST", "/host/settings", { sound: $("sound").checked }));
+    act(null, "POST", "/host/settings", { sound: /** @type {HTMLInputElement} */ ($("sound")).checked }));
   $("replay-stop").addEventListener("click", () =>
     act($("replay-stop"), "POST", "/host/replay/stop", {}));
 }

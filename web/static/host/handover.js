@@ -3,13 +3,17 @@
 
 import { $ } from "../common/dom.js";
 import { renderHand } from "../common/cards.js";
+import { confirmPick as sendPick } from "../common/confirmpick.js";
 import { modal } from "../common/dialog.js";
 import { t } from "../common/i18n.js";
 import { colourOf } from "../common/names.js";
 import { hostedSeatPath } from "./seat-path.js";
 import { act } from "./session.js";
 
-let handover = null;  // {seat, hand, colour, selected, pick, round}
+/** @type {{seat: import("../common/api.js").Seat, hand: number[], colour: string,
+      selected: number | null, pick: number | null, round: number,
+      sending?: boolean} | null} */
+let handover = null;
 const STAGES = { ask: "ho-title", pick: "ho-name", done: "ho-done-title" };
 
 const dialog = modal($("handover"), () => {
@@ -48,12 +52,14 @@ async function showHand() {
   $("ho-name").textContent = ho.seat.name;
   stage("pick");
   drawHand();
+  /** @type {HTMLButtonElement | null} */
   const first = $("ho-hand").querySelector(".card:not([disabled])");
   if (first) first.focus();
 }
 
 function drawHand() {
   const ho = handover;
+  if (!ho) return;
   renderHand($("ho-hand"), {
     hand: ho.hand, colour: ho.colour, pick: ho.pick, selected: ho.selected,
     onTap: (card) => { ho.selected = card; drawHand(); },
@@ -61,20 +67,19 @@ function drawHand() {
   $("ho-status").textContent = ho.pick === null || ho.pick === undefined
     ? t("pick.choose") : t("pick.done", { card: ho.pick });
   const ready = ho.selected !== null && ho.selected !== ho.pick;
-  $("ho-confirm").disabled = !ready;
+  /** @type {HTMLButtonElement} */ ($("ho-confirm")).disabled = !ready;
   $("ho-confirm").textContent = ready ? t("pick.confirm", { card: ho.selected })
     : t("pick.choose");
 }
 
 async function confirmPick() {
   const ho = handover;
-  if (!ho || ho.selected === null) return;
-  const done = await act($("ho-confirm"), "POST", hostedSeatPath(ho.seat, "pick"),
-    { round: ho.round, card: ho.selected });
-  if (!done || handover !== ho) return;
+  if (!ho) return;
+  const taken = await sendPick(ho, ho.round, async (body) =>
+    Boolean(await act($("ho-confirm"), "POST", hostedSeatPath(ho.seat, "pick"), body)));
+  if (!taken || handover !== ho) return;
   // hide the card at once: the next person to look must not see it
   $("ho-hand").textContent = "";
-  ho.selected = null;
   stage("done");
   $("ho-back").focus();
 }

@@ -11,6 +11,6 @@ export function renderLights(view) {
     ? t("host.lights_ok", { backend: lights.backend || "?" })
     : t("host.lights_error", { backend: lights.backend || "?", error: lights.error || "—" }));
   $("lights-retry").hidden = Boolean(lights.ok);
-  $("hints").checked = Boolean(view.hints);
+  /** @type {HTMLInputElement} */ ($("hints")).checked = Boolean(view.hints);
   setText($("hints-label"), view.hints ? t("host.on") : t("host.off"));
 }

@@ -15,7 +15,7 @@ function seconds(ms) {
 }
 
 function fillPauses(current) {
-  const select = $("pause");
+  const select = /** @type {HTMLSelectElement} */ ($("pause"));
   const values = PAUSES_MS.includes(current) ? PAUSES_MS
     : [...PAUSES_MS, current].sort((a, b) => a - b);  // a pause set through the API
   const wanted = values.join(",");
@@ -32,7 +32,7 @@ function fillPauses(current) {
 export function renderPace(view) {
   const lights = view.lights || {};
   const pacing = lights.pacing || "auto";
-  if ($("pacing").value !== pacing) $("pacing").value = pacing;
+  if (/** @type {HTMLInputElement} */ ($("pacing")).value !== pacing) /** @type {HTMLInputElement} */ ($("pacing")).value = pacing;
   fillPauses(lights.pause_ms || 3000);
   $("pause-box").hidden = pacing !== "auto";
   const replaying = Boolean(view.replay);
@@ -47,9 +47,9 @@ export function renderPace(view) {
 
 export function wirePace() {
   $("pacing").addEventListener("change", () =>
-    act(null, "POST", "/host/settings", { pacing: $("pacing").value }));
+    act(null, "POST", "/host/settings", { pacing: /** @type {HTMLInputElement} */ ($("pacing")).value }));
   $("pause").addEventListener("change", () =>
-    act(null, "POST", "/host/settings", { pause_ms: Number($("pause").value) }));
+    act(null, "POST", "/host/settings", { pause_ms: Number(/** @type {HTMLInputElement} */ ($("pause")).value) }));
   $("lights-next").addEventListener("click", () =>
     act($("lights-next"), "POST", "/host/next", {}));
   $("skip").addEventListener("click", () => act($("skip"), "POST", "/host/skip", {}));

@@ -64,15 +64,15 @@ export function renderSeats(view, openHandover) {
   keyed($("seats"), seats, (seat) => seat.name,
     (seat) => createSeat(seat, openHandover), (item, seat) => updateSeat(item, seat, view.phase));
   const free = Math.max(TABLE_SIZE - seats.length, 0);
-  const count = $("bot-count");
+  const count = /** @type {HTMLSelectElement} */ ($("bot-count"));
   if (count.options.length !== free) {
     const keep = count.value;
-    while (count.options.length > free) count.lastElementChild.remove();
+    while (count.options.length > free) count.options[count.options.length - 1].remove();
     while (count.options.length < free) {
       const n = count.options.length + 1;
       count.appendChild(el("option", { value: n }, String(n)));
     }
     if (keep && Number(keep) <= free) count.value = keep;
   }
-  $("add-bots").disabled = free <= 0;
+  /** @type {HTMLButtonElement} */ ($("add-bots")).disabled = free <= 0;
 }

@@ -11,6 +11,7 @@ import { trackLength } from "../common/ring.js";
 const KALI = "Kali";  // Kali's row (no player may be called Kali: a safe key)
 
 let order = [];       // names from Mambo to Kali
+/** @type {string | null} */
 let orderKey = null;  // the seats the order was made for
 let lastView = null;
 
@@ -41,7 +42,7 @@ function createRow(name) {
 
 /** The space of the figure `i` places in front of Mambo, once Mambo's space is typed. */
 function spaceText(i) {
-  const text = $("setup-rhino").value.trim();
+  const text = /** @type {HTMLInputElement} */ ($("setup-rhino")).value.trim();
   const rhino = Number(text);
   const L = trackLength(lastView);
   if (!text || !Number.isInteger(rhino) || rhino < 0 || rhino >= L) return "";
@@ -85,8 +86,8 @@ export function wireOrder() {
 
 /** The set-up as entered, for POST /host/start. */
 export function enteredSetup() {
-  const rhino = Number($("setup-rhino").value);
-  const dungText = $("setup-dung").value.trim();
+  const rhino = Number(/** @type {HTMLInputElement} */ ($("setup-rhino")).value);
+  const dungText = /** @type {HTMLInputElement} */ ($("setup-dung")).value.trim();
   const dung = dungText ? dungText.split(/[\s,;]+/).filter(Boolean).map(Number) : [];
   return { rhino, order: order.slice(), dung };
 }

@@ -1,0 +1,206 @@
+/* Drawing the phone page from its state: the join form, the hand, who has picked,
+   the status line, the game's end and the round's reveal. */
+
+import { fillStory, renderHand as drawCards, revealList, story } from "../common/cards.js";
+import { modal } from "../common/dialog.js";
+import { $, el } from "../common/dom.js";
+import { colourTag, t } from "../common/i18n.js";
+import { playbackLine } from "../common/playline.js";
+import { mySeat, state } from "./state.js";
+
+/** @typedef {import("../common/api.js").View} View */
+
+// closed, the reveal gives focus back to where it was, or else to the first card in hand
+export const sheet = modal($("sheet"), null, () => $("hand").querySelector(".card:not([disabled])"));
+
+/** A card tapped: select it (or, tapped again as the pick, nothing). */
+function tapCard(card) {
+  if (state.sending) return;
+  state.selected = state.me && state.me.pick === card ? null : card;
+  renderHand();
+}
+
+function renderJoin() {
+  const view = state.view;
+  const open = !view || view.phase === "lobby";
+  $("join-form").hidden = !open;
+  $("join-lead").hidden = !open;
+  $("join-closed").hidden = open;
+  const list = $("join-seats");
+  list.textContent = "";
+  const seats = view ? view.seats || [] : [];
+  if (!seats.length) list.appendChild(el("li", { class: "muted" }, t("join.nobody")));
+  for (const seat of seats) {
+    list.appendChild(el("li", { class: "chip" }, el("b", {}, seat.name), " ",
+      colourTag(seat.colour)));
+  }
+}
+
+export function renderHand() {
+  const me = state.me;
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
+  const seat = mySeat();
+  const picking = view.phase === "picking";
+  $("hand-caption").hidden = view.phase !== "lobby";
+  drawCards($("hand"), {
+    hand: me.hand,
+    preview: view.phase === "lobby",
+    colour: seat ? seat.colour : "natural",
+    pick: picking ? me.pick : null,
+    selected: picking ? state.selected : null,
+    locked: !picking,
+    onTap: tapCard,
+  });
+  const bar = $("confirm-bar");
+  const showBar = picking && state.selected !== null && state.selected !== me.pick;
+  bar.hidden = !showBar;
+  document.body.classList.toggle("with-bar", showBar);
+  if (showBar && !state.sending) {
+    $("confirm").textContent = t("pick.confirm", { card: state.selected });
+  }
+}
+
+function renderPickers() {
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
+  const list = $("pickers");
+  list.textContent = "";
+  if (view.phase !== "picking") return;
+  for (const seat of view.seats || []) {
+    list.appendChild(el("li", { class: `chip ${seat.picked ? "done" : "waiting"}` },
+      el("span", { class: `dot c-${seat.colour}`, "aria-hidden": "true" }),
+      seat.name, " ",
+      el("span", { class: "muted" }, seat.picked ? `✓ ${t("pick.picked")}` : t("pick.thinking"))));
+  }
+}
+
+function renderStatus() {
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
+  const me = state.me;
+  let text = "";
+  if (view.phase === "lobby") text = t("lobby.wait");
+  else if (view.phase === "picking") {
+    const waiting = (view.seats || []).filter((s) => !s.picked).map((s) => s.name);
+    if (me.pick === null || me.pick === undefined) text = t("pick.choose");
+    else text = t("pick.done", { card: me.pick });
+    if (me.pick !== null && me.pick !== undefined) {
+      text += " " + (waiting.length ? t("pick.waiting", { names: waiting.join(", ") })
+        : t("pick.everyone"));
+    }
+    if (view.undone) text = `${t("table.undone", { round: view.undone })} ${text}`;
+  } else if (view.phase === "playing" && view.playback) {
+    // the board plays the round: its outcome comes here only when the playback ends
+    text = playbackLine(view);
+  }
+  $("status").textContent = text;
+  $("round-line").textContent = view.phase === "lobby" ? t("phase.lobby")
+    : view.phase === "finished" ? t("phase.finished") : t("phase.picking", { round: view.round });
+}
+
+function renderOver() {
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
+  const box = $("over");
+  box.hidden = view.phase !== "finished";
+  if (box.hidden) return;
+  const winners = view.winners || [];
+  const me = state.me.name;
+  const seat = mySeat();
+  if (winners.includes(me)) {
+    $("over-text").textContent = winners.length > 1 ? t("over.shared") : t("over.won");
+  } else {
+    $("over-text").textContent = t(winners.length === 1 ? "over.lost.one" : "over.lost",
+      { names: winners.join(", ") });
+  }
+  $("over-points").textContent = t("over.place", { points: seat ? seat.minus_points : 0 });
+  const ranking = $("over-ranking");
+  ranking.textContent = "";
+  const seats = (view.seats || []).slice().sort((a, b) => a.minus_points - b.minus_points);
+  for (const other of seats) {
+    ranking.appendChild(el("li", { class: winners.includes(other.name) ? "winner" : "" },
+      el("span", { class: `dot c-${other.colour}`, "aria-hidden": "true" }), " ",
+      el("span", { class: "grow" }, other.name), el("b", {}, String(other.minus_points))));
+  }
+}
+
+function renderLast() {
+  const view = /** @type {View} */ (state.view);
+  const entry = view.last_round;
+  const box = $("last");
+  box.hidden = !entry;
+  if (!entry) return;
+  $("last-title").textContent = t("reveal.title", { round: entry.round });
+  revealList($("last-cards"), entry, view);
+  fillStory($("last-story"), story(entry, state.me.name, view));
+}
+
+/** Act on what the table says happened (view.happened; never a comparison of two
+    views): a round's playback ended, so its reveal opens here (the last round's stays
+    in the page under the final ranking: game over comes first, nothing on top of it);
+    an undo or a new lobby takes the open reveal away. */
+export function onHappened(view) {
+  for (const ev of view.happened || []) {
+    if (ev.type === "playback_ended" && !ev.replay && view.last_round) {
+      state.seenRound = view.last_round.round;
+      if (view.phase === "finished") sheet.close();
+      else openSheet(view.last_round);
+    } else if (ev.type === "round_undone" || ev.type === "lobby_opened") {
+      state.seenRound = view.last_round ? view.last_round.round : 0;
+      sheet.close();
+    }
+  }
+}
+
+/** A whole view (the page opened or woke up): a reveal shown while it slept, that this
+    player has not seen yet, opens now. */
+export function onWoken(view) {
+  const entry = view.last_round;
+  const round = entry ? entry.round : 0;
+  if (state.seenRound !== null && round > state.seenRound && view.phase !== "finished") {
+    openSheet(entry);
+  } else if (round < (state.seenRound || 0)) {
+    sheet.close();
+  }
+  state.seenRound = round;
+}
+
+function openSheet(entry) {
+  const view = /** @type {View} */ (state.view);
+  $("sheet-title").textContent = t("reveal.title", { round: entry.round });
+  revealList($("sheet-cards"), entry, view);
+  fillStory($("sheet-story"), story(entry, state.me.name, view));
+  sheet.open($("sheet-ok"));
+}
+
+/** Draw the whole page from `state`. */
+export function render() {
+  const seated = Boolean(state.token && state.me && state.view);
+  const loading = Boolean(state.token && !state.me);
+  $("join").hidden = seated || loading;
+  $("seat").hidden = !seated;
+  if (!seated) {
+    $("confirm-bar").hidden = true;
+    sheet.close();
+    renderJoin();
+    return;
+  }
+  const view = /** @type {View} */ (state.view);  // drawn only once seated
+  const seat = mySeat();
+  $("me-name").textContent = state.me.name;
+  const colourBox = $("me-colour");
+  colourBox.textContent = "";
+  if (seat) colourBox.appendChild(colourTag(seat.colour));
+  $("me-points").textContent = String(seat ? seat.minus_points : 0);
+  if (view.phase !== "picking") state.selected = null;
+  if (state.selected !== null && !state.me.hand.includes(state.selected)) state.selected = null;
+  renderStatus();
+  renderOver();
+  $("hand").hidden = view.phase === "finished";
+  $("status").hidden = !$("status").textContent;
+  renderHand();
+  renderPickers();
+  renderLast();
+  const hintOn = Boolean(view.hints) && view.phase === "picking";
+  $("hint").hidden = !hintOn;
+  const hintKey = `${view.game_id}/${view.round}`;
+  if (!hintOn || state.hintKey !== hintKey) $("hint-text").textContent = "";
+  state.hintKey = hintKey;
+}
