@@ -97,7 +97,8 @@ def test_kill_nine_at_several_points_loses_nothing(start_server: Callable[..., A
 
 
 def without_volatile(view: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in view.items() if k not in ("version", "lights", "playback")}
+    return {k: v for k, v in view.items()
+            if k not in ("version", "lights", "playback", "happened")}
 
 
 def test_kill_during_a_stream_of_picks_keeps_every_acknowledged_one(

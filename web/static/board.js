@@ -145,6 +145,7 @@ function onView(tableView, whole) {
   else if (state.queue.length) play();
   else if (!state.playing && !acted) {
     state.shown = snapshot(view);
+    document.body.dataset.step = stepKey(view);
     render();
   } else if (state.playing) renderSide();
   renderControls();
