@@ -49,7 +49,9 @@ function told(tableView) {
 /** Animate one step's events over the board as it was before the step. */
 async function animate(step, view) {
   const shown = /** @type {import("./board/state.js").Shown} */ (state.shown);
-  document.body.dataset.playing = stepKey(view);  // the step on the board from now on
+  // the step on the board from now on (a round's end is told over its last step, which
+  // stays on the board until the next round's reveal)
+  if (step.kind !== "round_end") document.body.dataset.playing = stepKey(view);
   const events = step.events || [];
   // the round so far, up to this step: its reveal says who played the lowest card
   const round = (view.playback && view.playback.shown) || events;
