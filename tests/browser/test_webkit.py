@@ -50,6 +50,7 @@ def test_two_webkit_phones_play_a_whole_game(server: Server, webkit: Callable[..
     phones[0].screenshot(path=str(artifacts / "webkit-phone-join.png"))
     for page, name in zip(phones, NAMES, strict=True):
         join(page, server.url, name)
+        page.evaluate(TRACE_JS)
     host = server.host_token()
     server.call("POST", "/host/bots", {"count": 1, "level": "random"}, host)
     server.call("POST", "/host/start", {}, host)
@@ -91,6 +92,7 @@ def test_two_webkit_phones_play_a_whole_game(server: Server, webkit: Callable[..
             if round_no == RELOAD_ROUND and index == 0:
                 page.reload()
                 page.wait_for_selector("#seat", timeout=WAIT_MS)
+                page.evaluate(TRACE_JS)
                 assert page.text_content("#me-name") == name
                 assert page.is_hidden("#join")
                 wait_picked(page, card)
@@ -135,6 +137,19 @@ def wait_for_reveal(page: WebKitPage, server: Server, round_no: int,
         raise AssertionError(f"round {round_no}: no reveal; {explain(page, server)}") from late
 
 
+TRACE_JS = """() => {
+  // what the page did, for explain(): its taps and its messages, in order
+  window.traced = [];
+  const note = (what) => window.traced.push(`${Math.round(performance.now())} ${what}`);
+  document.addEventListener("click", (e) => note(`click ${e.target.id || e.target.dataset.card
+    || e.target.tagName}`), true);
+  new MutationObserver(() => note(`toast ${document.getElementById("toast").textContent}`))
+    .observe(document.getElementById("toast"), {childList: true, characterData: true,
+                                                 subtree: true});
+}"""
+"""Keeps a trace of the page's clicks and toasts in ``window.traced`` (read by explain)."""
+
+
 def explain(page: WebKitPage, server: Server) -> str:
     """What the table and the page are at: for a failure in CI, read without a rerun."""
     state = server.state()
@@ -147,7 +162,8 @@ def explain(page: WebKitPage, server: Server) -> str:
         " confirm: document.querySelector('#confirm')?.textContent,"
         " hand: [...document.querySelectorAll('#hand .card')].map(n => n.dataset.card"
         " + (n.classList.contains('picked') ? '*' : '')"
-        " + (n.classList.contains('selected') ? '+' : '') + (n.disabled ? '-' : ''))})")
+        " + (n.classList.contains('selected') ? '+' : '') + (n.disabled ? '-' : '')),"
+        " traced: window.traced})")
     picked = [s["name"] for s in state["seats"] if s.get("picked")]
     return (f"table at round {state['round']} {state['phase']}, picked {picked}; "
             f"page shows {seen}")
