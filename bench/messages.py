@@ -37,7 +37,8 @@ from kalimambo.web.live.stream import Broadcaster, patch_message
 from kalimambo.web.live.wiring import TableService
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
-from kalimambo.web.table.service import Change, Table
+from kalimambo.web.table.publisher import Change
+from kalimambo.web.table.service import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 LIMIT = 2048

@@ -21,7 +21,8 @@ from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.live.stream import Broadcaster, message, patch_message
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
-from kalimambo.web.table.service import Change, Table
+from kalimambo.web.table.publisher import Change
+from kalimambo.web.table.service import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 LIMIT = 2048

@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from kalimambo.web.core.happenings import RoundResolved
-from kalimambo.web.table.service import Change
+from kalimambo.web.table.publisher import Change
 from tests.helpers import end_playback
 
 NAMES = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"]

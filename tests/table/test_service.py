@@ -11,7 +11,8 @@ import pytest
 from kalimambo.web.core.happenings import PickMade, RoundOpened, RoundResolved, StepShown
 from kalimambo.web.storage.store import StorageError, Store
 from kalimambo.web.table.hostlogin import HostAuth
-from kalimambo.web.table.service import Change, Table
+from kalimambo.web.table.publisher import Change
+from kalimambo.web.table.service import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 NAMES = ["Ana", "Ben", "Caro"]

@@ -152,7 +152,7 @@ def test_the_table_plays_back_step_by_step_and_hides_what_comes(tmp_path: Path) 
     end = table.public_view()
     assert end["phase"] == "picking" and end["round"] == 2 and len(end["history"]) == 1
     replay = Game(NAMES, table.game.setup, 32)  # type: ignore[union-attr]
-    for played in table.record()["rounds"]:
+    for played in table.records.record()["rounds"]:
         replay.play_round(played["cards"], played["kali"])
     assert end["positions"] == replay.positions() and end["rhino"] == replay.board.rhino
 
@@ -186,7 +186,7 @@ def test_a_restart_mid_playback_plays_the_round_again(tmp_path: Path) -> None:
     assert again.public_view()["phase"] == "picking"
     again.store.close()
     third = make_table(tmp_path, clock)  # the playback ended: nothing plays again
-    assert third.public_view()["phase"] == "picking" and third.playback is None
+    assert third.public_view()["phase"] == "picking" and third.state.playback is None
 
 
 def test_undo_mid_playback_and_new_game_keeping_seats(tmp_path: Path) -> None:

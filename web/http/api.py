@@ -15,7 +15,7 @@ from kalimambo.web.core.refusals import ApiError, bad_request
 from kalimambo.web.http.limits import MAX_DEPTH
 from kalimambo.web.live.wiring import TableService
 from kalimambo.web.table.hostlogin import booth_mode, is_own_screen
-from kalimambo.web.table.service import Change
+from kalimambo.web.table.publisher import Change
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -115,17 +115,17 @@ def events() -> Response:
 
 @bp.get("/record")
 def record() -> Response:
-    return answer(service().table.record())
+    return answer(service().table.records.record())
 
 
 @bp.get("/games")
 def games() -> Response:
-    return answer({"games": service().table.games()})
+    return answer({"games": service().table.records.games()})
 
 
 @bp.get("/games/<int(max=9223372036854775807):game_id>/record")
 def game_record(game_id: int) -> Response:
-    return answer(service().table.game_record(game_id))
+    return answer(service().table.records.game_record(game_id))
 
 
 @bp.get("/leds")
@@ -259,7 +259,7 @@ def host_new() -> Response:
 @bp.post("/host/settings")
 def host_settings() -> Response:
     svc = host_only()
-    return answer(svc.settings(body()))
+    return answer(svc.table.settings(body()))
 
 
 @bp.post("/host/new-day")

@@ -15,7 +15,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 
-from kalimambo.web.table.service import Change
+from kalimambo.web.table.publisher import Change
 
 QUEUE_SIZE = 64
 """Messages a stream may have waiting before it is sent the whole view instead: room

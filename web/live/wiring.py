@@ -15,8 +15,9 @@ from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.live.lightslink import LightsLink
 from kalimambo.web.live.stream import Broadcaster
 from kalimambo.web.storage.store import Store
+from kalimambo.web.table.publisher import Change
 from kalimambo.web.table.replay import strip_view
-from kalimambo.web.table.service import Change, Table
+from kalimambo.web.table.service import Table
 
 log = logging.getLogger(__name__)
 
@@ -148,9 +149,6 @@ class TableService:
         self.table.refresh()
         lights: dict[str, Any] = self.table.current.view["lights"]
         return lights
-
-    def settings(self, data: dict[str, Any]) -> dict[str, Any]:
-        return self.table.settings(data)
 
     def close(self) -> None:
         self._closing = True

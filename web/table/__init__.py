@@ -1,9 +1,11 @@
 """The running table: the service around the core, and what it runs.
 
-``service.Table`` holds the lock, saves each plan to the store before the core applies it,
-keeps the clock and tells its listeners; around it the computer players (``bots``, run
-through ``tasks``), the hint desk (``hints``), replays and attract mode (``replay``), the
-table's day (``day``) and the host's login (``hostlogin``).
+``service.Table`` holds the lock and the commands, saves each plan to the store before
+the core applies it, and publishes each view (``publisher``); around it the playback
+modes (``modes``: the game, or a replay from ``replay``), restoring from the store
+(``restore``), the computer players and hints (``thinking``, ``bots``, ``hints``, run
+through ``tasks``), open streams (``streams``), records (``records``), the table's day
+(``day``) and the host's login (``hostlogin``).
 """
 
 if __name__ != "kalimambo.web.table":  # reached as "table" from inside web/, say

@@ -389,12 +389,6 @@ class Replays:
     def view(self, last_step: bool = False) -> dict[str, Any] | None:
         return self.running.to_view(last_step) if self.running is not None else None
 
-    def round_done(self) -> bool:
-        """The replayed round's last step has been shown (its end is still to say)."""
-        running = self.running
-        return running is not None and running.playback is not None \
-            and running.playback.done
-
     def due(self) -> float | None:
         """When the table's clock must call ``tick``: the replay's next step, or the end
         of the lobby's idle time; None when nothing is waiting."""
@@ -404,21 +398,20 @@ class Replays:
             return self.idle_since + float(self.settings[SettingKey.ATTRACT_AFTER_S])
         return None
 
-    def tick(self, now: float, pause_ms: int) -> tuple[bool, list[TableEvent]]:
-        """The clock: whether the view changed, and what happened."""
-        if self.running is not None:
-            outcome, happened = self.running.tick(now)
-            if outcome != "ended":
-                return outcome == "moved", happened
-            self.running = None
-            return True, [ReplayStopped(), *self._attract(now, pause_ms)]  # loop, or again
-        happened = self._attract(now, pause_ms)
-        return bool(happened), happened
+    def tick(self, now: float, pause_ms: int) -> list[TableEvent]:
+        """The clock during a replay: its next step or round, or its end (and then
+        attract mode may begin again); what happened (nothing: an empty list)."""
+        assert self.running is not None
+        outcome, happened = self.running.tick(now)
+        if outcome != "ended":
+            return happened
+        self.running = None
+        return [ReplayStopped(), *self.attract(now, pause_ms)]  # loop, or again
 
-    def _attract(self, now: float, pause_ms: int) -> list[TableEvent]:
+    def attract(self, now: float, pause_ms: int) -> list[TableEvent]:
         """Start attract mode if the lobby has been idle long enough; what that did."""
         due = self.due()
-        if due is None or now < due:
+        if self.running is not None or due is None or now < due:
             return []
         picked = most_eventful(self._day_games())
         if picked is None:  # nothing finished today: the strip's idle animation stays

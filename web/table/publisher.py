@@ -1,0 +1,70 @@
+"""The table's views as its listeners get them: numbered, made into JSON once, with the
+JSON Patch from the view before and what happened.
+
+The table builds each view (``kalimambo.web.core.view``); the publisher gives it its
+version, keeps the latest (``current``: what a new stream or an answer starts from) and
+hands the change to every listener (the event streams, the lights link, the clock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from kalimambo.web.core.happenings import TableEvent, public_events
+from kalimambo.web.core.viewdiff import diff
+
+VERSION_EPOCH = 1_000_000
+"""``version`` is restarts x 10^6 + changes since: it keeps growing across restarts."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What listeners get after every change."""
+
+    version: int
+    view: dict[str, Any]
+    view_json: bytes
+    patch_json: bytes | None
+    """The JSON Patch from the view before (None for the first view)."""
+    happened: tuple[TableEvent, ...] = ()
+    """What the command did, in order (empty for a refresh); the view's ``happened``
+    is their public form."""
+
+
+Listener = Callable[[Change], None]
+
+
+class Publisher:
+    """Numbers the views, keeps the latest and tells the listeners (under the table's
+    lock: one change at a time, in order)."""
+
+    def __init__(self, restarts: int) -> None:
+        self.version = restarts * VERSION_EPOCH
+        self.listeners: list[Listener] = []
+        self._current: Change | None = None
+
+    def next_version(self) -> int:
+        """The version of the view about to be built."""
+        self.version += 1
+        return self.version
+
+    def publish(self, view: dict[str, Any], happened: tuple[TableEvent, ...]) -> Change:
+        """``view`` (built with ``next_version()``) becomes the current one; its
+        ``happened`` is the events' public form."""
+        view["happened"] = public_events(happened)
+        before = self._current
+        patch = orjson.dumps(diff(before.view, view)) if before is not None else None
+        change = self._current = Change(self.version, view, orjson.dumps(view), patch,
+                                        happened)
+        for listener in list(self.listeners):
+            listener(change)
+        return change
+
+    @property
+    def current(self) -> Change:
+        assert self._current is not None, "the table publishes its first view at start"
+        return self._current
