@@ -255,21 +255,26 @@ def test_kali_payments_say_lowest_card(server: Server, browser: Any) -> None:
           const tie = { type: 'stay', figure: 'Ben', card: 8, reason: 'tie',
                         beaten_by: 'Zuri' };
           const ownDung = { type: 'dung', figure: 'Ben', space: 20 };
+          // the board drawn (its track and its rules' dung points); each call gets the
+          // table's step the event is in, as board.js passes it
+          const view = { track_length: 32, dung_points: 3 };
           return {
-            tie: narrate(tie, [tie], 0),
-            ownDung: narrate(ownDung, [ownDung], 0),
-            run: narrate(run, [run], 0, round.slice(0, 2)),
-            pay: narrate(round[2], round.slice(2, 4), 0, round.slice(0, 4)),
-            dung: narrate(dung, [dung], 0, round.slice(0, 5)),
-            own: narrate(own, [own], 0, round),
+            tie: narrate(tie, 0, [tie], [tie], view),
+            ownDung: narrate(ownDung, 0, [ownDung], [ownDung], view),
+            run: narrate(run, 0, [run], round.slice(0, 2), view),
+            pay: narrate(round[2], 0, round.slice(2, 4), round.slice(0, 4), view),
+            payAgain: narrate(round[3], 1, round.slice(2, 4), round.slice(0, 4), view),
+            dung: narrate(dung, 0, [dung], round.slice(0, 5), view),
+            own: narrate(own, 0, [own], round, view),
             one: narrate({ type: 'round_end', round: 12, game_over: true, winners: ['Anna'],
-                           minus_points: {} }, [], 0),
+                           minus_points: {} }, 0, [], [], view),
             two: gameOver(['Anna', 'Ben']),
           };
         }""")
         assert lines["run"] == ("Mambo ran 4 spaces and rammed Kali: Anna, Caro pay 4 each"
                                 " for Kali (lowest card: 2)."), lines
         assert lines["pay"] == "Anna, Caro pay 4 each for Kali: lowest card (2).", lines
+        assert lines["payAgain"] is None, lines  # one sentence for the step's penalties
         assert lines["dung"].startswith("Kali steps in the dung on space 12:"), lines
         # the amount as the figure lands: the table's rules (the view's dung_points), the
         # penalty events being a step later

@@ -14,7 +14,7 @@ import { startPage } from "./common/page.js";
 import { storageGet } from "./common/storage.js";
 import { renderChart } from "./board/chart.js";
 import { renderLeaderboard } from "./board/leaderboard.js";
-import { loadLocal, ownScreen, renderLobby } from "./board/lobby.js";
+import { loadLocal, ownScreen, renderLobby, wireLobby } from "./board/lobby.js";
 import { gameOver, narrate, playbackCaption, say } from "./board/narration.js";
 import { pause, wait } from "./board/pacing.js";
 import { renderReplay, setHost, shownView, wireReplay } from "./board/replay.js";
@@ -22,8 +22,11 @@ import { MAMBO, drawRing, figureKey, slide } from "./board/ring.js";
 import { renderScores } from "./board/scores.js";
 import { renderSheetLink } from "./board/sheetlink.js";
 import { cue, unlockOnGesture } from "./board/sound.js";
-import { snapshot, state } from "./board/state.js";
+import { newBoard, snapshot } from "./board/state.js";
 import { startStrip } from "./board/strip.js";
+
+/** What the board shows now: the page's one, passed to every part that draws it. */
+const board = newBoard();
 
 /** A key for the step a view shows: game, round and cursor (for the tests). */
 function stepKey(view) {
@@ -48,7 +51,7 @@ function told(tableView) {
 
 /** Animate one step's events over the board as it was before the step. */
 async function animate(step, view) {
-  const shown = /** @type {import("./board/state.js").Shown} */ (state.shown);
+  const shown = /** @type {import("./board/state.js").Shown} */ (board.shown);
   // the step on the board from now on (a round's end is told over its last step, which
   // stays on the board until the next round's reveal)
   if (step.kind !== "round_end") document.body.dataset.playing = stepKey(view);
@@ -57,56 +60,56 @@ async function animate(step, view) {
   const round = (view.playback && view.playback.shown) || events;
   for (let index = 0; index < events.length; index += 1) {
     const ev = events[index];
-    const text = narrate(ev, events, index, round);
-    cue(ev);  // the booth's sound, as the cursor's step is animated
-    if (ev.type === "reveal") state.cards = ev;
+    const text = narrate(ev, index, events, round, view);
+    cue(ev, board);  // the booth's sound, as the cursor's step is animated
+    if (ev.type === "reveal") board.cards = ev;
     if (ev.type === "move") {
       say(text);
-      drawRing();
-      await slide(figureKey(ev.figure), ev.from_space, ev.to_space);
+      drawRing(board);
+      await slide(figureKey(ev.figure), ev.from_space, ev.to_space, view);
       shown.positions.set(ev.figure, ev.to_space);
     } else if (ev.type === "rhino_run") {
       say(text);
-      drawRing();
-      await slide(MAMBO, ev.from_space, ev.to_space);
+      drawRing(board);
+      await slide(MAMBO, ev.from_space, ev.to_space, view);
       shown.rhino = ev.to_space;
-      state.hit = figureKey(ev.rammed);
+      board.hit = figureKey(ev.rammed);
     } else if (ev.type === "dung") {
       say(text);
-      state.flashHeap = ev.space;
-      state.hit = figureKey(ev.figure);
+      board.flashHeap = ev.space;
+      board.hit = figureKey(ev.figure);
     } else if (ev.type === "penalty") {
       if (text) say(text);
       shown.minus.set(ev.player, ev.total);
     } else if (ev.type === "round_end") {
-      state.cards = null;
+      board.cards = null;
       say(text);
     } else if (text) {
       say(text);
     }
-    drawRing();
-    renderScores();
+    drawRing(board);
+    renderScores(board);
   }
   // a short rest before the next step: within the table's time for this one
-  await wait(Math.min(600, step.seconds ? step.seconds * 1000 : pause()));
-  state.hit = null;
-  state.flashHeap = null;
+  await wait(Math.min(600, step.seconds ? step.seconds * 1000 : pause(view)));
+  board.hit = null;
+  board.flashHeap = null;
 }
 
 async function play() {
-  if (state.playing) return;
-  state.playing = true;
-  while (state.queue.length) {
-    const { step, view } = /** @type {import("./board/state.js").Queued} */ (state.queue.shift());
+  if (board.playing) return;
+  board.playing = true;
+  while (board.queue.length) {
+    const { step, view } = /** @type {import("./board/state.js").Queued} */ (board.queue.shift());
     await animate(step, view);
     // With nothing more to animate the board is as the newest view has it: the
     // playback's end (its own view right after the last step), or a skip or an undo
     // that came meanwhile.
-    const latest = /** @type {import("./common/api.js").View} */ (state.queue.length ? view : state.view);
-    state.shown = snapshot(latest);
+    const latest = /** @type {import("./common/api.js").View} */ (board.queue.length ? view : board.view);
+    board.shown = snapshot(latest);
     document.body.dataset.step = stepKey(latest);
   }
-  state.playing = false;
+  board.playing = false;
   render();
 }
 
@@ -114,57 +117,58 @@ async function play() {
     mid-playback, a skip, an undo, a new game, a replay's start or end. */
 function drawAfresh(view) {
   const p = view.playback;
-  state.queue = [];
-  state.shown = snapshot(view);
+  board.queue = [];
+  board.shown = snapshot(view);
   // mid-playback the round's cards stay on the ring (its reveal has been shown)
-  state.cards = view.phase === "playing" && p
+  board.cards = view.phase === "playing" && p
     ? (p.shown || []).find((ev) => ev.type === "reveal") || null : null;
-  if (!state.playing) document.body.dataset.step = stepKey(view);
-  if (!state.playing) render();
+  if (!board.playing) document.body.dataset.step = stepKey(view);
+  if (!board.playing) render();
 }
 
 function onView(tableView, whole) {
   const view = shownView(tableView);  // a replay's board, or the table's own
-  state.view = view;
+  board.table = tableView;
+  board.view = view;
   const shown = (view.playback && view.playback.shown) || [];
   let acted = false;
-  for (const ev of whole || !state.shown ? [] : told(tableView)) {
+  for (const ev of whole || !board.shown ? [] : told(tableView)) {
     if (ev.type === "step_shown") {  // the cursor moved: animate that step
       const events = shown.slice(ev.first, ev.first + ev.count);
-      state.queue.push({ step: { kind: ev.kind, events, seconds: ev.seconds }, view });
+      board.queue.push({ step: { kind: ev.kind, events, seconds: ev.seconds }, view });
       acted = true;
     } else if (ev.type === "playback_ended" && !ev.skipped && shown.length > ev.first) {
       // the round's closing event, held back for the end, is told now
       const events = shown.slice(ev.first);
-      state.queue.push({ step: { kind: "round_end", events, seconds: ev.seconds }, view });
+      board.queue.push({ step: { kind: "round_end", events, seconds: ev.seconds }, view });
       acted = true;
     } else if (START_AFRESH.has(ev.type)) {
       drawAfresh(view);
       acted = true;
     }
   }
-  if (whole || !state.shown) drawAfresh(view);
-  else if (state.queue.length) play();
-  else if (!state.playing && !acted) {
-    state.shown = snapshot(view);
+  if (whole || !board.shown) drawAfresh(view);
+  else if (board.queue.length) play();
+  else if (!board.playing && !acted) {
+    board.shown = snapshot(view);
     document.body.dataset.step = stepKey(view);
     render();
-  } else if (state.playing) renderSide();
+  } else if (board.playing) renderSide();
   renderControls();
 }
 
 /** Everything beside the ring; safe to call while a step is being animated. */
 function renderSide() {
-  const view = /** @type {import("./common/api.js").View} */ (state.view);
+  const view = /** @type {import("./common/api.js").View} */ (board.view);
   document.body.dataset.phase = view.phase;
-  document.body.classList.toggle("over", view.phase === "finished" && !state.playing);
-  renderLobby();
-  renderScores();
-  renderLeaderboard();
-  renderSheetLink();
-  renderReplay();
+  document.body.classList.toggle("over", view.phase === "finished" && !board.playing);
+  renderLobby(board);
+  renderScores(board);
+  renderLeaderboard(board);
+  renderSheetLink(board);
+  renderReplay(board);
   fitSide();
-  renderChart();  // last: it takes the height the others leave
+  renderChart(board);  // last: it takes the height the others leave
 }
 
 /** The column beside the ring fits the screen (a TV cannot scroll): when what it holds
@@ -181,12 +185,12 @@ function fitSide() {
 }
 
 function render() {
-  const view = state.view;
+  const view = board.view;
   if (!view) return;
   // the round is over (played through, skipped or undone): its cards leave the ring
-  if (!state.playing && view.phase !== "playing") state.cards = null;
+  if (!board.playing && view.phase !== "playing") board.cards = null;
   renderSide();
-  if (!state.playing) {
+  if (!board.playing) {
     if (view.phase === "lobby") say(t("board.ready"));
     else if (view.phase === "finished") {
       say(gameOver(view.winners));
@@ -198,10 +202,10 @@ function render() {
       say(waiting.length ? t("pick.waiting", { names: waiting.join(", ") })
         : t("pick.everyone"));
     } else if (view.phase === "playing" && view.playback) {
-      say(playbackCaption(view.playback));  // not the lobby's or the picking's words
+      say(playbackCaption(view.playback, view));  // not the lobby's or the picking's words
     }
   }
-  drawRing();
+  drawRing(board);
 }
 
 /* "Next" on the board itself: with the host logged in in this browser (and "Skip"), or
@@ -212,7 +216,7 @@ let hostToken = null;
 function renderControls() {
   const box = $("board-controls");
   if (!box) return;
-  const view = state.view;
+  const view = board.view;
   const playing = view !== null && view.phase === "playing";
   const stepping = playing && ownScreen() && (view.playback || {}).pacing === "step";
   box.hidden = !(playing && hostToken) && !stepping;
@@ -230,7 +234,7 @@ async function findHost() {
   } catch (e) {
     hostToken = null;
   }
-  setHost(hostToken);
+  setHost(board, hostToken);
   renderControls();
 }
 
@@ -255,14 +259,15 @@ onLang(() => render());
 // the ring's text sizes follow its size on screen (ring.js): drawn again for a new size
 // (and the caption's type fitted again to its box)
 window.addEventListener("resize", () => {
-  if (!state.playing) drawRing();
-  if (state.view) fitSide();
+  if (!board.playing) drawRing(board);
+  if (board.view) fitSide();
   say($("narration").textContent);
 });
-loadLocal().then(renderControls);
+loadLocal(board).then(renderControls);
+wireLobby(board);
 wireControls();
-wireReplay();
-unlockOnGesture();
+wireReplay(board);
+unlockOnGesture(board);
 findHost();
 if (new URLSearchParams(window.location.search).get("leds") === "1") startStrip();
 live(onView);

@@ -13,10 +13,13 @@ import { toast } from "./common/toast.js";
 import { onHappened, onWoken, render, sheet } from "./phone/draw.js";
 import { askHint, confirmPick } from "./phone/pick.js";
 import { loadMe } from "./phone/seat.js";
-import { state, TOKEN_KEY, viewKey } from "./phone/state.js";
+import { newPhone, TOKEN_KEY, viewKey } from "./phone/state.js";
 
 // ---------------------------------------------------------------- the seat
 // (its state, GET /me and drawing are in phone/: state.js, seat.js, pick.js, draw.js)
+
+/** The phone's state: the page's one, passed to the parts that fetch, pick and draw. */
+const phone = newPhone();
 
 async function join(event) {
   event.preventDefault();
@@ -27,10 +30,10 @@ async function join(event) {
   button.textContent = t("join.busy");
   try {
     const data = await api("POST", "/join", { body: { name } });
-    state.token = data.token;
+    phone.token = data.token;
     storageSet(TOKEN_KEY, data.token);
     $("seat-lost").hidden = true;
-    await loadMe();
+    await loadMe(phone);
     stream.reconnect();
   } catch (err) {
     toast(err.message, "error");
@@ -40,35 +43,31 @@ async function join(event) {
   }
 }
 
-// ------------------------------------------------------------- picking
-
-// ------------------------------------------------------------ drawing
-
 function onView(view, whole) {
-  state.view = view;
-  if (!state.token) { render(); return; }
-  const inTable = (view.seats || []).some((s) => state.me && s.name === state.me.name);
-  if (!state.me || viewKey(view) !== state.meKey || !inTable) {
-    loadMe().then(() => (whole ? onWoken(state.view) : onHappened(view)));
+  phone.view = view;
+  if (!phone.token) { render(phone); return; }
+  const inTable = (view.seats || []).some((s) => phone.me && s.name === phone.me.name);
+  if (!phone.me || viewKey(view) !== phone.meKey || !inTable) {
+    loadMe(phone).then(() => (whole ? onWoken(phone, phone.view) : onHappened(phone, view)));
   } else {
-    render();
-    if (whole) onWoken(view); else onHappened(view);
+    render(phone);
+    if (whole) onWoken(phone, view); else onHappened(phone, view);
   }
 }
 
 // ------------------------------------------------------------- wiring
 $("join-form").addEventListener("submit", join);
 nameCounter($("name"), $("name-count"));
-$("confirm").addEventListener("click", confirmPick);
-$("cancel").addEventListener("click", () => { state.selected = null; render(); });
-$("hint").addEventListener("click", askHint);
+$("confirm").addEventListener("click", () => confirmPick(phone));
+$("cancel").addEventListener("click", () => { phone.selected = null; render(phone); });
+$("hint").addEventListener("click", () => askHint(phone));
 $("sheet-ok").addEventListener("click", () => sheet.close());
-onLang(() => render());
+onLang(() => render(phone));
 document.addEventListener("visibilitychange", () => {
-  if (!document.hidden) loadMe();
+  if (!document.hidden) loadMe(phone);
 });
 
 startPage();
-render();
-if (state.token) loadMe();
-const stream = live(onView, () => state.token);
+render(phone);
+if (phone.token) loadMe(phone);
+const stream = live(onView, () => phone.token);

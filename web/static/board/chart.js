@@ -7,16 +7,16 @@
 
 import { $, svg } from "../common/dom.js";
 import { own } from "../common/names.js";
-import { state } from "./state.js";
 
 /** @typedef {import("../common/api.js").View} View */
+/** @typedef {import("./state.js").Board} Board */
 
 const FALLBACK = [560, 300];  // before the chart has a size of its own
 let watched = false;
 
 /** Drawn again whenever its place on screen changes size (a new screen, the sheet's
     QR code coming in above it, ...). */
-function watch(chart) {
+function watch(chart, board) {
   if (watched || typeof ResizeObserver === "undefined") return;
   watched = true;
   let size = "";
@@ -25,18 +25,19 @@ function watch(chart) {
     const now = `${Math.round(rect.width)}x${Math.round(rect.height)}`;
     if (now === size || !rect.width) return;
     size = now;
-    if (state.view) renderChart();
+    if (board.view) renderChart(board);
   }).observe(chart);
 }
 
-export function renderChart() {
-  const view = /** @type {View} */ (state.view);  // drawn once the first view came
+/** @param {Board} board */
+export function renderChart(board) {
+  const view = /** @type {View} */ (board.view);  // drawn once the first view came
   const box = $("chart-box");
-  const show = view.phase === "finished" && !state.playing;
+  const show = view.phase === "finished" && !board.playing;
   box.hidden = !show;
   if (!show) return;
   const chart = $("chart");
-  watch(chart);
+  watch(chart, board);
   chart.textContent = "";
   const rect = chart.getBoundingClientRect();
   const [W, H] = rect.width > 1 && rect.height > 1

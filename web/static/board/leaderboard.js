@@ -18,9 +18,9 @@ import { api } from "../common/api.js";
 import { currentLang, t } from "../common/i18n.js";
 import { say } from "./narration.js";
 import { drawRing } from "./ring.js";
-import { state } from "./state.js";
 
 /** @typedef {import("../common/api.js").View} View */
+/** @typedef {import("./state.js").Board} Board */
 
 const SHOWN = 8;  // rows: readable across a room at 1920x1080
 /** @type {[string, (p: any) => string][]} */
@@ -39,10 +39,11 @@ let askedFor = null;  // the view it was asked for: day start, game and phase
 /** @type {string | null} */
 let asking = null;
 
-/** Is the table between games, so the leaderboard takes the ring's place? */
-export function leaderboardShown() {
-  const view = state.view;
-  return view !== null && !state.playing
+/** Is the table between games, so the leaderboard takes the ring's place?
+    @param {Board} board */
+export function leaderboardShown(board) {
+  const view = board.view;
+  return view !== null && !board.playing
     && (view.phase === "lobby" || view.phase === "finished");
 }
 
@@ -52,8 +53,9 @@ let overSince = 0;
 let turnTimer;
 
 /** At game over: the ring's turn first, then the leaderboard's, and so on (true while
-    it is the leaderboard's). In the lobby it always is. */
-function leaderboardsTurn(view) {
+    it is the leaderboard's). In the lobby it always is.
+    @param {Board} board */
+function leaderboardsTurn(board, view) {
   clearTimeout(turnTimer);
   if (view.phase !== "finished") {
     overGame = null;
@@ -64,7 +66,7 @@ function leaderboardsTurn(view) {
     overSince = performance.now();
   }
   const elapsed = performance.now() - overSince;
-  turnTimer = setTimeout(renderLeaderboard, TURN_MS - (elapsed % TURN_MS) + 10);
+  turnTimer = setTimeout(() => renderLeaderboard(board), TURN_MS - (elapsed % TURN_MS) + 10);
   return Math.floor(elapsed / TURN_MS) % 2 === 1;
 }
 
@@ -72,7 +74,8 @@ function keyOf(view) {
   return `${view.day_start}|${view.game_id}|${view.phase}`;
 }
 
-async function fetchStats(view) {
+/** @param {Board} board */
+async function fetchStats(board, view) {
   const key = keyOf(view);
   if (askedFor === key || asking === key) return;
   asking = key;
@@ -87,7 +90,7 @@ async function fetchStats(view) {
   } finally {
     if (asking === key) asking = null;
   }
-  renderLeaderboard();
+  renderLeaderboard(board);
 }
 
 const decimal = () => new Intl.NumberFormat(currentLang(),
@@ -169,19 +172,20 @@ function drawTitles(people) {
 
 /** Between games, once someone has finished a game today, the leaderboard takes the
     ring's place; before that (a new day) the empty ring stays. */
-export function renderLeaderboard() {
-  const view = /** @type {View} */ (state.view);  // drawn once the first view came
-  const between = leaderboardShown();
-  if (between) fetchStats(view);
+/** @param {Board} board */
+export function renderLeaderboard(board) {
+  const view = /** @type {View} */ (board.view);  // drawn once the first view came
+  const between = leaderboardShown(board);
+  if (between) fetchStats(board, view);
   const people = between && stats && askedFor === keyOf(view) ? ranked(stats.players || [])
     : [];
-  const show = people.length > 0 && leaderboardsTurn(view);
+  const show = people.length > 0 && leaderboardsTurn(board, view);
   const ring = $("ring");
   const back = !show && ring.classList.contains("behind");
   const turned = show === $("leaderboard").hidden;
   $("leaderboard").hidden = !show;
   ring.classList.toggle("behind", show);
-  if (back && !state.playing) drawRing();  // drawn for its size on screen, now it has one
+  if (back && !board.playing) drawRing(board);  // drawn for its size on screen, now it has one
   // the caption's box is lower beside the leaderboard: its words fitted again
   if (turned) say($("narration").textContent);
   if (!show) return;

@@ -7,9 +7,9 @@
 import { $, setText } from "../common/dom.js";
 import { api } from "../common/api.js";
 import { t } from "../common/i18n.js";
-import { state } from "./state.js";
 
 /** @typedef {import("../common/api.js").View} View */
+/** @typedef {import("./state.js").Board} Board */
 
 const RECHECK_MS = 2000;  // while the first host's QR code shows: is it still offered?
 
@@ -21,15 +21,16 @@ let recheck = null;
 /** Whether the board runs on the table's own screen (it may show "Next" in step pacing). */
 export const ownScreen = () => own;
 
-function phaseText() {
-  const view = /** @type {View} */ (state.view);  // drawn once the first view came
+/** @param {Board} board */
+function phaseText(board) {
+  const view = /** @type {View} */ (board.view);  // drawn once the first view came
   const seats = view.seats || [];
   // the lobby's "waiting for players" is in the ring's centre (ring.js): here only
   // while the day's leaderboard takes the ring's place
   if (view.phase === "lobby") {
     return ringHidden() ? t("board.waiting", { count: seats.length }) : "";
   }
-  if (state.playing && state.cards) return t("phase.picking", { round: state.cards.round });
+  if (board.playing && board.cards) return t("phase.picking", { round: board.cards.round });
   if (view.phase === "finished") return t("phase.finished");
   // during a playback nobody picks: no "0 of 3 have picked" for the round to come
   if (view.phase === "playing" && view.playback) {
@@ -42,23 +43,29 @@ function phaseText() {
 const ringHidden = () => $("ring").classList.contains("behind");
 
 /** The phase line; again when the leaderboard takes the ring's place or gives it back
-    (it decides once the day's figures are in, after this drew). */
-function renderPhase() {
-  if (!state.view) return;
-  const replaying = Boolean(state.table && state.table.replay);
+    (it decides once the day's figures are in, after this drew).
+    @param {Board} board */
+function renderPhase(board) {
+  if (!board.view) return;
+  const replaying = Boolean(board.table && board.table.replay);
   if (replaying) return;  // the replay's line (replay.js)
-  const phase = phaseText();
+  const phase = phaseText(board);
   setText($("phase"), phase);
   $("phase").hidden = !phase;
 }
 
-new MutationObserver(renderPhase).observe($("ring"), { attributes: true,
-  attributeFilter: ["class"] });
+/** The phase line follows the ring going behind the leaderboard and coming back.
+    @param {Board} board */
+export function wireLobby(board) {
+  new MutationObserver(() => renderPhase(board)).observe($("ring"), { attributes: true,
+    attributeFilter: ["class"] });
+}
 
-export function renderLobby() {
-  const view = /** @type {View} */ (state.view);  // drawn once the first view came
-  const replaying = Boolean(state.table && state.table.replay);
-  renderPhase();
+/** @param {Board} board */
+export function renderLobby(board) {
+  const view = /** @type {View} */ (board.view);  // drawn once the first view came
+  const replaying = Boolean(board.table && board.table.replay);
+  renderPhase(board);
   if (replaying) $("phase").hidden = false;  // its line comes next (replay.js)
   $("join-box").hidden = view.phase !== "lobby";
   // "Scan the code..." is the lobby's narration under the ring (board.js): beside the
@@ -73,19 +80,20 @@ export function renderLobby() {
     qr.src = `${(qr.getAttribute("src") || "").split("?")[0]}?u=${encodeURIComponent(url)}`;
   }
   qr.alt = t("board.qr_alt", { url });
-  const over = view.phase === "finished" && !state.playing;
+  const over = view.phase === "finished" && !board.playing;
   $("winners").hidden = !over;
   if (over) setText($("winners"), t((view.winners || []).length === 1 ? "board.winner" : "board.winners",
       { names: (view.winners || []).join(", ") }));
-  showHostQr();
+  showHostQr(board);
 }
 
 /* The first host's QR code shows only in a quiet lobby, outside booth mode: a replay for
    passers-by is no time to offer the table's controls to whoever scans the screen. The
    server decides (it refuses the picture otherwise); this only hides it the moment the
    view says so, and drops the picture itself, not just its box. */
-function showHostQr() {
-  const table = state.table || state.view;
+/** @param {Board} board */
+function showHostQr(board) {
+  const table = board.table || board.view;
   const quiet = table !== null && !table.replay && table.phase === "lobby"
     && !(table.booth && table.booth.attract !== false);
   const shown = hostQr && quiet;
@@ -102,16 +110,17 @@ function showHostQr() {
 
 /** Ask the table what this screen may know: whether it is the table's own screen, and
     whether it may show the first host's QR code (until a host logs in: asked again
-    every few seconds while it shows, so it goes as soon as the first host is in). */
-export async function loadLocal() {
+    every few seconds while it shows, so it goes as soon as the first host is in).
+    @param {Board} board */
+export async function loadLocal(board) {
   try {
     const data = await api("GET", "/local");
     own = Boolean(data && data.local);
     hostQr = own && Boolean(data.host_qr);
   } catch (e) { /* the board works without it */ }
-  showHostQr();
+  showHostQr(board);
   if (hostQr && recheck === null) {
-    recheck = setInterval(loadLocal, RECHECK_MS);
+    recheck = setInterval(() => loadLocal(board), RECHECK_MS);
   } else if (!hostQr && recheck !== null) {
     clearInterval(recheck);
     recheck = null;

@@ -10,20 +10,22 @@
 import { api } from "../common/api.js";
 import { $, setText } from "../common/dom.js";
 import { t } from "../common/i18n.js";
-import { state } from "./state.js";
 
+/** @typedef {import("./state.js").Board} Board */
+
+/** @type {string | null} */
 let hostToken = null;
 
 /** What the board draws: the replay's board over the table's view, or the view. */
 export function shownView(view) {
-  state.table = view;
   return view.replay ? { ...view, ...view.replay.board } : view;
 }
 
-/** The host's token (board.js finds it): the replay buttons need it. */
-export function setHost(token) {
+/** The host's token (board.js finds it): the replay buttons need it.
+    @param {Board} board  @param {string | null} token */
+export function setHost(board, token) {
   hostToken = token;
-  renderReplay();
+  renderReplay(board);
 }
 
 /** The reason attract mode picked the game, in words. */
@@ -32,9 +34,10 @@ export function reasonText(reason) {
   return t(`replay.why.${reason.code}`, reason.params || {});
 }
 
-/** Everything beside the ring that changes with a replay (after the others drew). */
-export function renderReplay() {
-  const table = state.table;
+/** Everything beside the ring that changes with a replay (after the others drew).
+    @param {Board} board */
+export function renderReplay(board) {
+  const table = board.table;
   if (!table) return;
   const replay = table.replay;
   const box = $("replay-box");
@@ -60,9 +63,10 @@ export function renderReplay() {
   $("replay-stop").hidden = !hostToken || !replay;
 }
 
-export function wireReplay() {
+/** @param {Board} board */
+export function wireReplay(board) {
   $("watch-again").addEventListener("click", () => {
-    const table = state.table;
+    const table = board.table;
     if (hostToken && table) {
       api("POST", "/host/replay", { token: hostToken, body: { game_id: table.game_id } })
         .catch(() => {});

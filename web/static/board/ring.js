@@ -6,9 +6,9 @@ import { t } from "../common/i18n.js";
 import { colourOf, initials } from "../common/names.js";
 import { forward, ringPoint, trackLength } from "../common/ring.js";
 import { pause } from "./pacing.js";
-import { state } from "./state.js";
 
 /** @typedef {import("../common/api.js").View} View */
+/** @typedef {import("./state.js").Board} Board */
 
 const CX = 500;
 const CY = 500;
@@ -22,9 +22,9 @@ const figureNodes = new Map();  // figure key -> its <g>, for sliding
 export const figureKey = (name) => (name === "Kali" ? "kali" : `player:${name}`);
 export const MAMBO = "mambo";
 
-const length = () => trackLength(state.view);
-const point = (space, radius) => ringPoint(space, length(), CX, CY, radius);
-const spaceRadius = () => Math.max(4, Math.min(34, (Math.PI * R) / length() * 0.8));
+/** The point of `space` on a ring of `length` spaces, at `radius` from the middle. */
+const point = (space, length, radius) => ringPoint(space, length, CX, CY, radius);
+const spaceRadius = (length) => Math.max(4, Math.min(34, (Math.PI * R) / length * 0.8));
 const at = ([x, y]) => `translate(${x.toFixed(1)} ${y.toFixed(1)})`;
 
 /* Readable across a room: no text on the ring under 2.5% of the screen's height (a
@@ -54,27 +54,27 @@ function centreText(ring, y, cls, size, text, width) {
   return node;
 }
 
-/** Draw the whole ring as `state` has it now. */
-export function drawRing() {
+/** Draw the whole ring as `board` has it now.  @param {Board} board */
+export function drawRing(board) {
   const ring = $("ring");
-  const view = state.view;
-  const shown = state.shown;
+  const view = board.view;
+  const shown = board.shown;
   const title = ring.querySelector("title");
   ring.textContent = "";
   if (title) ring.appendChild(title);
   figureNodes.clear();
   if (!view) return;
   u = textUnits();
-  const L = length();
-  const rs = spaceRadius();
+  const L = trackLength(view);
+  const rs = spaceRadius(L);
   const heaps = new Set(shown ? shown.dung : []);
   const spaces = svg("g", { class: "spaces" });
   for (let i = 0; i < L; i += 1) {
-    const [x, y] = point(i, R);
+    const [x, y] = point(i, L, R);
     const heap = heaps.has(i);
     if (heap) {
       spaces.appendChild(svg("circle", { cx: x, cy: y, r: rs + 7,
-        class: `heap${state.flashHeap === i ? " flash" : ""}`, "data-heap": i }));
+        class: `heap${board.flashHeap === i ? " flash" : ""}`, "data-heap": i }));
     }
     spaces.appendChild(svg("circle", { cx: x, cy: y, r: rs,
       class: heap ? "space dung-space" : "space" }));
@@ -83,35 +83,36 @@ export function drawRing() {
         transform: `${at([x, y])} scale(${(rs / 30).toFixed(3)})` }));
     }
     if (L <= 64 || i % 5 === 0) {
-      const [nx, ny] = point(i, R - rs - 0.75 * u);
+      const [nx, ny] = point(i, L, R - rs - 0.75 * u);
       spaces.appendChild(svg("text", { x: nx, y: ny, class: "space-no",
         "font-size": u.toFixed(1) }, String(i)));
     }
   }
   ring.appendChild(spaces);
-  drawCentre(ring);
+  drawCentre(board, ring, L);
   if (!shown) return;
   const figures = svg("g", { class: "figures" });
   if (shown.rhino !== null && shown.rhino !== undefined) {
-    figures.appendChild(figure(MAMBO, "mambo", "M", shown.rhino, t("figure.mambo")));
+    figures.appendChild(figure(board, L, MAMBO, "mambo", "M", shown.rhino, t("figure.mambo")));
   }
   for (const [name, space] of shown.positions) {
     if (name === "Kali") {
-      figures.appendChild(figure(figureKey(name), "kali", "K", space, t("figure.kali")));
+      figures.appendChild(figure(board, L, figureKey(name), "kali", "K", space, t("figure.kali")));
     } else {
-      figures.appendChild(figure(figureKey(name), `c-${colourOf(view, name)}`,
+      figures.appendChild(figure(board, L, figureKey(name), `c-${colourOf(view, name)}`,
         initials(name), space, name));
     }
   }
   ring.appendChild(figures);
-  if (state.cards) drawBadges(ring);
+  if (board.cards) drawBadges(board, ring, L);
 }
 
-function figure(key, cls, label, space, name) {
-  const rs = Math.max(spaceRadius(), 1.05 * u);  // big enough for two readable letters
+/** @param {Board} board */
+function figure(board, length, key, cls, label, space, name) {
+  const rs = Math.max(spaceRadius(length), 1.05 * u);  // big enough for two readable letters
   const group = svg("g", {
-    class: `fig ${cls}${state.hit === key ? " hit" : ""}`,
-    transform: at(point(space, R)),
+    class: `fig ${cls}${board.hit === key ? " hit" : ""}`,
+    transform: at(point(space, length, R)),
     "data-figure": key,
     "data-space": space,
   }, svg("title", {}, name),
@@ -122,12 +123,13 @@ function figure(key, cls, label, space, name) {
 }
 
 /** The round's cards beside the figures (drawRing draws them only with cards and a
-    shown state). */
-function drawBadges(ring) {
-  const cards = /** @type {NonNullable<typeof state.cards>} */ (state.cards);
-  const shown = /** @type {import("./state.js").Shown} */ (state.shown);
+    shown state).
+    @param {Board} board */
+function drawBadges(board, ring, length) {
+  const cards = /** @type {NonNullable<Board["cards"]>} */ (board.cards);
+  const shown = /** @type {import("./state.js").Shown} */ (board.shown);
   const group = svg("g", { class: "badges" });
-  const rs = spaceRadius();
+  const rs = spaceRadius(length);
   const entries = Object.entries(cards.cards || {});
   entries.push(["Kali", cards.kali]);
   for (const [name, card] of entries) {
@@ -136,8 +138,8 @@ function drawBadges(ring) {
     const kali = name === "Kali";
     const w = 1.5 * u;  // "11" in bold at the readable size
     const h = 1.35 * u;
-    group.appendChild(svg("g", { class: `fig ${kali ? "kali" : `c-${colourOf(state.view, name)}`}`,
-      transform: at(point(space, Math.min(R + rs + 0.75 * u + 10, 500 - h / 2))) },
+    group.appendChild(svg("g", { class: `fig ${kali ? "kali" : `c-${colourOf(board.view, name)}`}`,
+      transform: at(point(space, length, Math.min(R + rs + 0.75 * u + 10, 500 - h / 2))) },
     svg("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6,
       style: kali ? "fill: var(--c-kali); stroke: #f2f2f2; stroke-width: 2"
         : "fill: var(--c); stroke: #000; stroke-width: 2" }),
@@ -146,25 +148,26 @@ function drawBadges(ring) {
   ring.appendChild(group);
 }
 
-function drawCentre(ring) {
-  const view = /** @type {View} */ (state.view);  // drawRing drew nothing without one
+/** @param {Board} board */
+function drawCentre(board, ring, length) {
+  const view = /** @type {View} */ (board.view);  // drawRing drew nothing without one
   let big = "";
   let small = "";
   if (view.phase === "lobby") {
     big = t("phase.lobby");
     small = t("board.waiting", { count: (view.seats || []).length });
-  } else if (view.phase === "finished" && !state.playing) {
+  } else if (view.phase === "finished" && !board.playing) {
     big = t("phase.finished");
     small = t((view.winners || []).length === 1 ? "board.winner" : "board.winners",
       { names: (view.winners || []).join(", ") });
   } else {
-    const round = state.playing && state.cards ? state.cards.round : view.round;
+    const round = board.playing && board.cards ? board.cards.round : view.round;
     big = t("phase.picking", { round });
     // how many have picked is said once, on the phase line beside the ring
-    if (!state.playing && view.phase === "picking") small = t("board.pick_now");
+    if (!board.playing && view.phase === "picking") small = t("board.pick_now");
   }
   // the space numbers stand at R - rs - 0.75u: the middle has the rest, less a margin
-  const inner = R - spaceRadius() - 1.5 * u;
+  const inner = R - spaceRadius(length) - 1.5 * u;
   const width = (y) => 2 * Math.sqrt(Math.max(0, inner * inner - (y - CY) ** 2)) - 20;
   const top = CY - 0.3 * u;
   centreText(ring, top, "centre-round", Math.max(44, 1.3 * u), big, width(top));
@@ -178,20 +181,23 @@ function drawCentre(ring) {
   }
 }
 
-/** Slide a figure forward round the ring from one space to another. */
-export function slide(key, from, to) {
+/** Slide a figure forward round the ring from one space to another (of `view`'s track,
+    at its pace).  @param {string} key  @param {number} from  @param {number} to
+    @param {View} view */
+export function slide(key, from, to, view) {
   return new Promise(/** @param {(value?: void) => void} resolve */ (resolve) => {
     const node = figureNodes.get(key);
-    const steps = forward(from, to, length());
+    const L = trackLength(view);
+    const steps = forward(from, to, L);
     if (!node || steps === 0) { resolve(); return; }
     // about a tenth of a second a space, never more than 40 % of the step: the figure
     // lands early and the rest of the step is for moving the real one
-    const duration = Math.min(0.4 * pause(), Math.max(120, steps * 110));
+    const duration = Math.min(0.4 * pause(view), Math.max(120, steps * 110));
     const start = performance.now();
     function frame(now) {
       const f = Math.min(1, (now - start) / duration);
       const eased = f < 0.5 ? 2 * f * f : 1 - ((-2 * f + 2) ** 2) / 2;
-      node.setAttribute("transform", at(point(from + steps * eased, R)));
+      node.setAttribute("transform", at(point(from + steps * eased, L, R)));
       if (f < 1) requestAnimationFrame(frame);
       else resolve();
     }

@@ -6,12 +6,14 @@
 import { $, el } from "../common/dom.js";
 import { t } from "../common/i18n.js";
 import { own } from "../common/names.js";
-import { state } from "./state.js";
+
+/** @typedef {import("./state.js").Board} Board */
 
 /* The name as typed, whole; under it the colour and, while picking, "picked" or
-   "thinking" in words (an ellipsis there read like a name cut short). */
-function nameCell(view, seat) {
-  const picking = view.phase === "picking" && !state.playing;
+   "thinking" in words (an ellipsis there read like a name cut short).
+    @param {Board} board */
+function nameCell(board, view, seat) {
+  const picking = view.phase === "picking" && !board.playing;
   const colour = t(`colour.${seat.colour}`);
   const about = [seat.bot
     ? t("board.bot_colour", { colour, level: t(`level.${seat.bot_level || "medium"}`) })
@@ -22,13 +24,14 @@ function nameCell(view, seat) {
     seat.name, el("span", { class: "colour-small" }, about.join(" · ")));
 }
 
-export function renderScores() {
-  const view = state.view;
+/** @param {Board} board */
+export function renderScores(board) {
+  const view = board.view;
   const table = $("scores");
   table.textContent = "";
   if (!view) return;
-  const history = (view.history || []).slice(0, state.shown ? state.shown.rounds : 0);
-  const over = !state.playing && view.phase === "finished";
+  const history = (view.history || []).slice(0, board.shown ? board.shown.rounds : 0);
+  const over = !board.playing && view.phase === "finished";
   const rounds = view.phase !== "lobby" && !over ? 12 : 0;
   // without the rounds' columns a name has room for its colour on the same line
   table.classList.toggle("wide", rounds === 0);
@@ -51,7 +54,7 @@ export function renderScores() {
       const place = 1 + seats.filter((o) => o.minus_points < seat.minus_points).length;
       row.appendChild(el("td", { class: "place" }, String(place)));
     }
-    row.appendChild(nameCell(view, seat));
+    row.appendChild(nameCell(board, view, seat));
     let before = 0;
     for (let r = 0; r < rounds; r += 1) {
       const entry = history[r];
@@ -61,8 +64,8 @@ export function renderScores() {
       before = now;
       row.appendChild(el("td", { class: gained ? "" : "zero" }, gained ? `+${gained}` : "0"));
     }
-    const total = state.shown && state.shown.minus.has(seat.name)
-      ? state.shown.minus.get(seat.name) : seat.minus_points;
+    const total = board.shown && board.shown.minus.has(seat.name)
+      ? board.shown.minus.get(seat.name) : seat.minus_points;
     row.appendChild(el("td", { class: "total" }, String(total)));
     body.appendChild(row);
   }

@@ -4,14 +4,13 @@
 
 import { $, setText } from "../common/dom.js";
 import { t } from "../common/i18n.js";
-import { state } from "./state.js";
+/** @typedef {import("./state.js").Board} Board */
 
-/** @typedef {import("../common/api.js").View} View */
-
-export function renderSheetLink() {
-  const view = state.view;
+/** @param {Board} board */
+export function renderSheetLink(board) {
+  const view = board.view;
   // not for a replay's end (board/replay.js): its game_id names the replay, not a sheet
-  const show = view !== null && view.phase === "finished" && !state.playing && !view.replay;
+  const show = view !== null && view.phase === "finished" && !board.playing && !view.replay;
   $("sheet-box").hidden = !show;
   if (!show) return;
   const path = `/games/${encodeURIComponent(String(view.game_id))}/sheet`;

@@ -7,7 +7,7 @@
    Browsers start audio only after a click or key on the page, or with the kiosk's
    --autoplay-policy=no-user-gesture-required (the Pi's own screen). */
 
-import { state } from "./state.js";
+/** @typedef {import("./state.js").Board} Board */
 
 /** @type {AudioContext | null} */
 let context = null;
@@ -23,9 +23,9 @@ function audio() {
   return context;
 }
 
-/** On (per the table's view)? */
-export function soundOn() {
-  const table = state.table || state.view;
+/** On (per the table's view)?  @param {Board} board */
+export function soundOn(board) {
+  const table = board.table || board.view;
   return Boolean(table && table.booth && table.booth.sound);
 }
 
@@ -90,10 +90,11 @@ export function cueOf(ev) {
   return null;
 }
 
-/** Play the cue of an event the board is animating now (when the host wants sound). */
-export function cue(ev) {
+/** Play the cue of an event the board is animating now (when the host wants sound).
+    @param {any} ev  @param {Board} board */
+export function cue(ev, board) {
   const name = cueOf(ev);
-  if (!name || !soundOn()) return;
+  if (!name || !soundOn(board)) return;
   played.push(name);
   document.body.dataset.cues = String(played.length);
   const ctx = audio();
@@ -103,9 +104,10 @@ export function cue(ev) {
   } catch (e) { /* no sound is better than a stuck board */ }
 }
 
-/** A click or key anywhere lets the browser start audio (its autoplay rule). */
-export function unlockOnGesture() {
-  const unlock = () => { if (soundOn()) audio(); };
+/** A click or key anywhere lets the browser start audio (its autoplay rule).
+    @param {Board} board */
+export function unlockOnGesture(board) {
+  const unlock = () => { if (soundOn(board)) audio(); };
   window.addEventListener("pointerdown", unlock);
   window.addEventListener("keydown", unlock);
 }

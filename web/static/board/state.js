@@ -1,4 +1,5 @@
-/* What the board shows now, shared by the parts that draw it.
+/* What the board shows now.  board.js owns the one Board (newBoard) and passes it to
+   every part that draws it; none of them keeps one of its own.
 
    Name-keyed parts are Maps: a player may be called "__proto__" or "toString". */
 
@@ -7,20 +8,24 @@
       rounds: number, dung: number[]}} Shown */
 /** @typedef {{step: {kind: string, events: any[], seconds: number}, view: View}} Queued */
 
-/** @type {{view: View | null, table: View | null, gameId: number | null,
+/** @typedef {{view: View | null, table: View | null,
       shown: Shown | null, queue: Queued[], playing: boolean,
-      cards: {round: number, cards: Record<string, number>, kali: number} | null, hit: string | null, flashHeap: number | null}} */
-export const state = {
-  view: null,       // what the board draws: the table's view, or a replay's board over it
-  table: null,      // the table's own view (board/replay.js)
-  gameId: null,
-  shown: null,      // what the ring shows now: {rhino, positions, minus, rounds, dung}
-  queue: [],        // steps still to animate: {step, view}
-  playing: false,
-  cards: null,      // the cards of the round being played, for badges
-  hit: null,        // the figure key just hit (ring.js figureKey)
-  flashHeap: null,
-};
+      cards: {round: number, cards: Record<string, number>, kali: number} | null,
+      hit: string | null, flashHeap: number | null}} Board */
+
+/** A board with nothing shown yet (board.js makes the page's one).  @returns {Board} */
+export function newBoard() {
+  return {
+    view: null,       // what the board draws: the table's view, or a replay's board over it
+    table: null,      // the table's own view (board/replay.js)
+    shown: null,      // what the ring shows now: {rhino, positions, minus, rounds, dung}
+    queue: [],        // steps still to animate: {step, view}
+    playing: false,
+    cards: null,      // the cards of the round being played, for badges
+    hit: null,        // the figure key just hit (ring.js figureKey)
+    flashHeap: null,
+  };
+}
 
 /** The shown state of a view: where everything stands, with no replay.
     @param {View} view  @returns {Shown} */

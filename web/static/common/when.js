@@ -1,5 +1,5 @@
 /* Dates and times as the table writes them, the same on every page and on the printed
-   score sheet (web/archive.py writes them there the same way): "2 December 2026, 05:16"
+   score sheet (web/storage/archive.py writes them there the same way): "2 December 2026, 05:16"
    in the page's language, the time on a 24-hour clock. */
 
 import { t } from "./i18n.js";

@@ -6,22 +6,25 @@ import { modal } from "../common/dialog.js";
 import { $, el } from "../common/dom.js";
 import { colourTag, t } from "../common/i18n.js";
 import { playbackLine } from "../common/playline.js";
-import { mySeat, state } from "./state.js";
+import { mySeat } from "./state.js";
 
 /** @typedef {import("../common/api.js").View} View */
+/** @typedef {import("./state.js").Phone} Phone */
 
 // closed, the reveal gives focus back to where it was, or else to the first card in hand
 export const sheet = modal($("sheet"), null, () => $("hand").querySelector(".card:not([disabled])"));
 
-/** A card tapped: select it (or, tapped again as the pick, nothing). */
-function tapCard(card) {
-  if (state.sending) return;
-  state.selected = state.me && state.me.pick === card ? null : card;
-  renderHand();
+/** A card tapped: select it (or, tapped again as the pick, nothing).
+    @param {Phone} phone */
+function tapCard(phone, card) {
+  if (phone.sending) return;
+  phone.selected = phone.me && phone.me.pick === card ? null : card;
+  renderHand(phone);
 }
 
-function renderJoin() {
-  const view = state.view;
+/** @param {Phone} phone */
+function renderJoin(phone) {
+  const view = phone.view;
   const open = !view || view.phase === "lobby";
   $("join-form").hidden = !open;
   $("join-lead").hidden = !open;
@@ -36,10 +39,11 @@ function renderJoin() {
   }
 }
 
-export function renderHand() {
-  const me = state.me;
-  const view = /** @type {View} */ (state.view);  // drawn only once seated
-  const seat = mySeat();
+/** @param {Phone} phone */
+export function renderHand(phone) {
+  const me = phone.me;
+  const view = /** @type {View} */ (phone.view);  // drawn only once seated
+  const seat = mySeat(phone);
   const picking = view.phase === "picking";
   $("hand-caption").hidden = view.phase !== "lobby";
   drawCards($("hand"), {
@@ -47,21 +51,22 @@ export function renderHand() {
     preview: view.phase === "lobby",
     colour: seat ? seat.colour : "natural",
     pick: picking ? me.pick : null,
-    selected: picking ? state.selected : null,
+    selected: picking ? phone.selected : null,
     locked: !picking,
-    onTap: tapCard,
+    onTap: (card) => tapCard(phone, card),
   });
   const bar = $("confirm-bar");
-  const showBar = picking && state.selected !== null && state.selected !== me.pick;
+  const showBar = picking && phone.selected !== null && phone.selected !== me.pick;
   bar.hidden = !showBar;
   document.body.classList.toggle("with-bar", showBar);
-  if (showBar && !state.sending) {
-    $("confirm").textContent = t("pick.confirm", { card: state.selected });
+  if (showBar && !phone.sending) {
+    $("confirm").textContent = t("pick.confirm", { card: phone.selected });
   }
 }
 
-function renderPickers() {
-  const view = /** @type {View} */ (state.view);  // drawn only once seated
+/** @param {Phone} phone */
+function renderPickers(phone) {
+  const view = /** @type {View} */ (phone.view);  // drawn only once seated
   const list = $("pickers");
   list.textContent = "";
   if (view.phase !== "picking") return;
@@ -73,9 +78,10 @@ function renderPickers() {
   }
 }
 
-function renderStatus() {
-  const view = /** @type {View} */ (state.view);  // drawn only once seated
-  const me = state.me;
+/** @param {Phone} phone */
+function renderStatus(phone) {
+  const view = /** @type {View} */ (phone.view);  // drawn only once seated
+  const me = phone.me;
   let text = "";
   if (view.phase === "lobby") text = t("lobby.wait");
   else if (view.phase === "picking") {
@@ -96,14 +102,15 @@ function renderStatus() {
     : view.phase === "finished" ? t("phase.finished") : t("phase.picking", { round: view.round });
 }
 
-function renderOver() {
-  const view = /** @type {View} */ (state.view);  // drawn only once seated
+/** @param {Phone} phone */
+function renderOver(phone) {
+  const view = /** @type {View} */ (phone.view);  // drawn only once seated
   const box = $("over");
   box.hidden = view.phase !== "finished";
   if (box.hidden) return;
   const winners = view.winners || [];
-  const me = state.me.name;
-  const seat = mySeat();
+  const me = phone.me.name;
+  const seat = mySeat(phone);
   if (winners.includes(me)) {
     $("over-text").textContent = winners.length > 1 ? t("over.shared") : t("over.won");
   } else {
@@ -121,86 +128,91 @@ function renderOver() {
   }
 }
 
-function renderLast() {
-  const view = /** @type {View} */ (state.view);
+/** @param {Phone} phone */
+function renderLast(phone) {
+  const view = /** @type {View} */ (phone.view);
   const entry = view.last_round;
   const box = $("last");
   box.hidden = !entry;
   if (!entry) return;
   $("last-title").textContent = t("reveal.title", { round: entry.round });
   revealList($("last-cards"), entry, view);
-  fillStory($("last-story"), story(entry, state.me.name, view));
+  fillStory($("last-story"), story(entry, phone.me.name, view));
 }
 
 /** Act on what the table says happened (view.happened; never a comparison of two
     views): a round's playback ended, so its reveal opens here (the last round's stays
     in the page under the final ranking: game over comes first, nothing on top of it);
-    an undo or a new lobby takes the open reveal away. */
-export function onHappened(view) {
+    an undo or a new lobby takes the open reveal away.
+    @param {Phone} phone */
+export function onHappened(phone, view) {
   for (const ev of view.happened || []) {
     if (ev.type === "playback_ended" && !ev.replay && view.last_round) {
-      state.seenRound = view.last_round.round;
+      phone.seenRound = view.last_round.round;
       if (view.phase === "finished") sheet.close();
-      else openSheet(view.last_round);
+      else openSheet(phone, view.last_round);
     } else if (ev.type === "round_undone" || ev.type === "lobby_opened") {
-      state.seenRound = view.last_round ? view.last_round.round : 0;
+      phone.seenRound = view.last_round ? view.last_round.round : 0;
       sheet.close();
     }
   }
 }
 
 /** A whole view (the page opened or woke up): a reveal shown while it slept, that this
-    player has not seen yet, opens now. */
-export function onWoken(view) {
+    player has not seen yet, opens now.
+    @param {Phone} phone */
+export function onWoken(phone, view) {
   const entry = view.last_round;
   const round = entry ? entry.round : 0;
-  if (state.seenRound !== null && round > state.seenRound && view.phase !== "finished") {
-    openSheet(entry);
-  } else if (round < (state.seenRound || 0)) {
+  if (phone.seenRound !== null && round > phone.seenRound && view.phase !== "finished") {
+    openSheet(phone, entry);
+  } else if (round < (phone.seenRound || 0)) {
     sheet.close();
   }
-  state.seenRound = round;
+  phone.seenRound = round;
 }
 
-function openSheet(entry) {
-  const view = /** @type {View} */ (state.view);
+/** @param {Phone} phone */
+function openSheet(phone, entry) {
+  const view = /** @type {View} */ (phone.view);
   $("sheet-title").textContent = t("reveal.title", { round: entry.round });
   revealList($("sheet-cards"), entry, view);
-  fillStory($("sheet-story"), story(entry, state.me.name, view));
+  fillStory($("sheet-story"), story(entry, phone.me.name, view));
   sheet.open($("sheet-ok"));
 }
 
-/** Draw the whole page from `state`. */
-export function render() {
-  const seated = Boolean(state.token && state.me && state.view);
-  const loading = Boolean(state.token && !state.me);
+/** Draw the whole page from `state`.
+    @param {Phone} phone */
+export function render(phone) {
+  const seated = Boolean(phone.token && phone.me && phone.view);
+  const loading = Boolean(phone.token && !phone.me);
   $("join").hidden = seated || loading;
   $("seat").hidden = !seated;
   if (!seated) {
     $("confirm-bar").hidden = true;
     sheet.close();
-    renderJoin();
+    renderJoin(phone);
     return;
   }
-  const view = /** @type {View} */ (state.view);  // drawn only once seated
-  const seat = mySeat();
-  $("me-name").textContent = state.me.name;
+  const view = /** @type {View} */ (phone.view);  // drawn only once seated
+  const seat = mySeat(phone);
+  $("me-name").textContent = phone.me.name;
   const colourBox = $("me-colour");
   colourBox.textContent = "";
   if (seat) colourBox.appendChild(colourTag(seat.colour));
   $("me-points").textContent = String(seat ? seat.minus_points : 0);
-  if (view.phase !== "picking") state.selected = null;
-  if (state.selected !== null && !state.me.hand.includes(state.selected)) state.selected = null;
-  renderStatus();
-  renderOver();
+  if (view.phase !== "picking") phone.selected = null;
+  if (phone.selected !== null && !phone.me.hand.includes(phone.selected)) phone.selected = null;
+  renderStatus(phone);
+  renderOver(phone);
   $("hand").hidden = view.phase === "finished";
   $("status").hidden = !$("status").textContent;
-  renderHand();
-  renderPickers();
-  renderLast();
+  renderHand(phone);
+  renderPickers(phone);
+  renderLast(phone);
   const hintOn = Boolean(view.hints) && view.phase === "picking";
   $("hint").hidden = !hintOn;
   const hintKey = `${view.game_id}/${view.round}`;
-  if (!hintOn || state.hintKey !== hintKey) $("hint-text").textContent = "";
-  state.hintKey = hintKey;
+  if (!hintOn || phone.hintKey !== hintKey) $("hint-text").textContent = "";
+  phone.hintKey = hintKey;
 }

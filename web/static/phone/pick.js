@@ -7,42 +7,45 @@ import { t } from "../common/i18n.js";
 import { toast } from "../common/toast.js";
 import { render, renderHand } from "./draw.js";
 import { forgetSeat, loadMe } from "./seat.js";
-import { state } from "./state.js";
 
-/** Send the tapped card as this seat's pick. */
-export async function confirmPick() {
-  const card = state.selected;
-  if (!state.view) return;
-  const taken = await sendPick(state, state.view.round, async (body) => {
+/** @typedef {import("./state.js").Phone} Phone */
+
+/** Send the tapped card as this seat's pick.
+    @param {Phone} phone */
+export async function confirmPick(phone) {
+  const card = phone.selected;
+  if (!phone.view) return;
+  const taken = await sendPick(phone, phone.view.round, async (body) => {
     $("confirm").textContent = t("pick.sending");
     try {
-      await api("POST", "/pick", { token: state.token, body });
+      await api("POST", "/pick", { token: phone.token, body });
       return true;
     } catch (err) {
       toast(err.message, "error");
-      if (err.status === 401) forgetSeat(true);
-      else await loadMe();
+      if (err.status === 401) forgetSeat(phone, true);
+      else await loadMe(phone);
       return false;
     }
   });
   if (taken === null) return;
-  if (taken && state.me) state.me.pick = card;
-  render();
+  if (taken && phone.me) phone.me.pick = card;
+  render(phone);
 }
 
-/** Ask the table for a hint and select the card it suggests. */
-export async function askHint() {
+/** Ask the table for a hint and select the card it suggests.
+    @param {Phone} phone */
+export async function askHint(phone) {
   /** @type {HTMLButtonElement} */ ($("hint")).disabled = true;
   $("hint-text").textContent = "…";
   try {
-    const data = await api("GET", "/hint", { token: state.token });
+    const data = await api("GET", "/hint", { token: phone.token });
     const params = Object.assign({ card: data.card }, data.params || {});
     const key = `hint.${data.code}`;
     const text = t(key, params);
     $("hint-text").textContent = text === key ? t("hint.text", params) : text;
-    if (typeof data.card === "number" && state.me && state.me.hand.includes(data.card)) {
-      state.selected = data.card;
-      renderHand();
+    if (typeof data.card === "number" && phone.me && phone.me.hand.includes(data.card)) {
+      phone.selected = data.card;
+      renderHand(phone);
     }
   } catch (err) {
     $("hint-text").textContent = err.message;

@@ -5,33 +5,37 @@ import { $ } from "../common/dom.js";
 import { storageSet } from "../common/storage.js";
 import { toast } from "../common/toast.js";
 import { render } from "./draw.js";
-import { lastRoundNumber, state, TOKEN_KEY, viewKey } from "./state.js";
+import { lastRoundNumber, TOKEN_KEY, viewKey } from "./state.js";
 
-/** Fetch this seat's own view ("me"); a seat the table no longer knows is forgotten. */
-export async function loadMe() {
-  if (!state.token) return;
+/** @typedef {import("./state.js").Phone} Phone */
+
+/** Fetch this seat's own view ("me"); a seat the table no longer knows is forgotten.
+    @param {Phone} phone */
+export async function loadMe(phone) {
+  if (!phone.token) return;
   try {
-    const data = await api("GET", "/me", { token: state.token });
-    state.me = data.me;
-    state.meKey = viewKey(data);
-    if (!state.view || (data.version || 0) >= (state.view.version || 0)) state.view = data;
-    if (state.seenRound === null) state.seenRound = lastRoundNumber(state.view);
+    const data = await api("GET", "/me", { token: phone.token });
+    phone.me = data.me;
+    phone.meKey = viewKey(data);
+    if (!phone.view || (data.version || 0) >= (phone.view.version || 0)) phone.view = data;
+    if (phone.seenRound === null) phone.seenRound = lastRoundNumber(phone.view);
     $("seat-lost").hidden = true;
   } catch (err) {
     if (err.status === 401 || err.status === 403 || err.status === 404) {
-      forgetSeat(true);
+      forgetSeat(phone, true);
     } else {
       toast(err.message, "error");
     }
   }
-  render();
+  render(phone);
 }
 
-/** Forget the seat (`lost`: say so on the join form). */
-export function forgetSeat(lost) {
-  state.token = null;
-  state.me = null;
-  state.selected = null;
+/** Forget the seat (`lost`: say so on the join form).
+    @param {Phone} phone */
+export function forgetSeat(phone, lost) {
+  phone.token = null;
+  phone.me = null;
+  phone.selected = null;
   storageSet(TOKEN_KEY, null);
   $("seat-lost").hidden = !lost;
 }

@@ -1,4 +1,5 @@
-/* The phone's own state: its seat's token, the newest view, the tapped card. */
+/* The phone's own state: its seat's token, the newest view, the tapped card.  phone.js
+   owns the one (newPhone) and passes it to the parts that fetch, pick and draw. */
 
 import { seatOf } from "../common/names.js";
 import { storageGet } from "../common/storage.js";
@@ -7,19 +8,24 @@ import { storageGet } from "../common/storage.js";
 
 export const TOKEN_KEY = "kalimambo.token";
 
-/** @type {{token: string | null, view: View | null, me: any, meKey: string,
+/** @typedef {{token: string | null, view: View | null, me: any, meKey: string,
       selected: number | null, sending: boolean, seenRound: number | null,
-      hintKey: string}} */
-export const state = {
-  token: storageGet(TOKEN_KEY),
-  view: null,       // the newest public view
-  me: null,         // "me" from GET /api/v1/me
-  meKey: "",        // game/round/phase the "me" belongs to
-  selected: null,   // tapped but not yet confirmed
-  sending: false,
-  seenRound: null,  // last resolved round whose reveal the player has seen
-  hintKey: "",      // the round the hint text belongs to
-};
+      hintKey: string}} Phone */
+
+/** The phone as the page opens: its seat's token from the last visit, if any.
+    @returns {Phone} */
+export function newPhone() {
+  return {
+    token: storageGet(TOKEN_KEY),
+    view: null,       // the newest public view
+    me: null,         // "me" from GET /api/v1/me
+    meKey: "",        // game/round/phase the "me" belongs to
+    selected: null,   // tapped but not yet confirmed
+    sending: false,
+    seenRound: null,  // last resolved round whose reveal the player has seen
+    hintKey: "",      // the round the hint text belongs to
+  };
+}
 
 /** The game, round, phase and rounds played that a "me" belongs to.
     @param {View} view */
@@ -32,6 +38,7 @@ export function lastRoundNumber(view) {
   return view && view.last_round ? view.last_round.round : 0;
 }
 
-export function mySeat() {
-  return state.me ? seatOf(state.view, state.me.name) : null;
+/** @param {Phone} phone */
+export function mySeat(phone) {
+  return phone.me ? seatOf(phone.view, phone.me.name) : null;
 }
