@@ -122,6 +122,12 @@ network:
 """
 
 
+APT = ("flock", "--wait", "1800", "/tmp/kalimambo-apt.lock", "apt-get")
+"""This machine's apt-get, one at a time: CI starts this Pi beside tests/debian/run-in-root,
+whose apt-get (the same lock file) would otherwise hold dpkg's lock and fail this one at
+once on a machine that has neither tool yet."""
+
+
 def ensure_host_tools(log: Path) -> None:
     """Debian's mmdebstrap, qemu (user and system), binfmt, dtc and ssh on this machine."""
     wanted = {"mmdebstrap": "/usr/bin/mmdebstrap",
@@ -137,8 +143,8 @@ def ensure_host_tools(log: Path) -> None:
     if missing:
         print(f"installing {' '.join(missing)} with apt")
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        sh("apt-get", "update", "-qq", log=log)
-        sh("apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing,
+        sh(*APT, "update", "-qq", log=log)
+        sh(*APT, "install", "-y", "-qq", "--no-install-recommends", *missing,
            log=log, env=env)
     binfmt = Path("/proc/sys/fs/binfmt_misc")
     if not (binfmt / "register").exists():
