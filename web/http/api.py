@@ -14,13 +14,20 @@ from flask import Blueprint, Response, current_app, request
 from kalimambo.web.core.refusals import ApiError, bad_request
 from kalimambo.web.http.limits import MAX_DEPTH
 from kalimambo.web.live.wiring import TableService
-from kalimambo.web.table.hostlogin import booth_mode, is_own_screen
-from kalimambo.web.table.publisher import Change
+from kalimambo.web.table.hostlogin import is_own_screen
+from kalimambo.web.table.service import Table
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 
+def table() -> Table:
+    """The table: what nearly every route asks (its commands check their input)."""
+    found: Table = current_app.extensions["kalimambo.table"]
+    return found
+
+
 def service() -> TableService:
+    """The table's wiring, for what is not the table's: the streams and the lights."""
     found: TableService = current_app.extensions["kalimambo"]
     return found
 
@@ -89,24 +96,13 @@ def body() -> dict[str, Any]:
 # -- anyone ---------------------------------------------------------------------------
 @bp.get("/state")
 def state() -> Response:
-    return raw_answer(service().table.current.view_json)
+    return raw_answer(table().view_json)
 
 
 @bp.get("/events")
 def events() -> Response:
     """Server-Sent Events; ``?token=`` (a seat's) marks that seat as connected."""
-    svc = service()
-    token = request.args.get("token") or bearer()
-    table = svc.table
-
-    def start(q: Any) -> Change:
-        with table.lock:
-            svc.broadcaster.subscribe(q)
-            table.stream_opened(token)
-            return table.current
-
-    stream = svc.broadcaster.stream(start, lambda: table.current,
-                                    on_close=lambda: table.stream_closed(token))
+    stream = service().stream(request.args.get("token") or bearer())
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
@@ -115,17 +111,17 @@ def events() -> Response:
 
 @bp.get("/record")
 def record() -> Response:
-    return answer(service().table.records.record())
+    return answer(table().records.record())
 
 
 @bp.get("/games")
 def games() -> Response:
-    return answer({"games": service().table.records.games()})
+    return answer({"games": table().records.games()})
 
 
 @bp.get("/games/<int(max=9223372036854775807):game_id>/record")
 def game_record(game_id: int) -> Response:
-    return answer(service().table.records.game_record(game_id))
+    return answer(table().records.game_record(game_id))
 
 
 @bp.get("/leds")
@@ -139,49 +135,45 @@ def local() -> Response:
     comes from it, and whether it may show the first-host QR code (``/host-qr.svg``)."""
     if not is_own_screen(request):
         return answer({"local": False})
-    table = service().table
-    return answer({"local": True,
-                   "host_qr": table.host.first_host_open(booth_mode(table.current.view))})
+    return answer({"local": True, "host_qr": table().first_host_open()})
 
 
 @bp.post("/join")
 def join() -> Response:
-    seat, token = service().table.join(body().get("name"))
+    seat, token = table().join(body().get("name"))
     return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
 
 
 # -- a seat ---------------------------------------------------------------------------
 @bp.get("/me")
 def me() -> Response:
-    return answer(service().table.me(bearer()))
+    return answer(table().me(bearer()))
 
 
 @bp.post("/pick")
 def pick() -> Response:
     data = body()
-    return answer(service().table.pick(bearer(), data.get("round"), data.get("card")))
+    return answer(table().pick(bearer(), data.get("round"), data.get("card")))
 
 
 @bp.get("/hint")
 def hint() -> Response:
-    return answer(service().table.hint(bearer()))
+    return answer(table().hint(bearer()))
 
 
 # -- the host -------------------------------------------------------------------------
-def host_only() -> TableService:
-    svc = service()
-    svc.table.host.check(bearer())
-    return svc
+def host_only() -> Table:
+    """The table, once the request's token is a host's (else 401/403 ``host_only``)."""
+    found = table()
+    found.check_host(bearer())
+    return found
 
 
 @bp.post("/host")
 def host_login() -> Response:
     data = body()
     secret = data.get("key", data.get("pin"))
-    table = service().table
-    token = table.host.login(secret, request.remote_addr or "?",
-                             booth=booth_mode(table.current.view))
-    return answer({"token": token})
+    return answer({"token": table().host_login(secret, request.remote_addr or "?")})
 
 
 @bp.get("/host")
@@ -192,37 +184,37 @@ def host_check() -> Response:
 
 @bp.post("/host/start")
 def host_start() -> Response:
-    svc = host_only()
+    t = host_only()
     data = body()
-    svc.table.start(data.get("setup"))
-    return raw_answer(svc.table.current.view_json)
+    t.start(data.get("setup"))
+    return raw_answer(t.view_json)
 
 
 @bp.post("/host/bots")
 def host_bots() -> Response:
-    svc = host_only()
+    t = host_only()
     data = body()
-    names = svc.table.add_bots(data.get("count"), data.get("level"))
+    names = t.add_bots(data.get("count"), data.get("level"))
     return answer({"names": names}, 201)
 
 
 @bp.post("/host/seats")
 def host_seat() -> Response:
     """A seat played from the host page, for a player without a phone."""
-    svc = host_only()
-    seat, token = svc.table.join(body().get("name"), hosted=True)
+    t = host_only()
+    seat, token = t.join(body().get("name"), hosted=True)
     return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
 
 
 @bp.post("/host/remove")
 def host_remove() -> Response:
-    svc = host_only()
+    t = host_only()
     data = body()
     if "id" in data:
-        svc.table.remove_seat(seat_id=data["id"])
+        t.remove_seat(seat_id=data["id"])
     else:
-        svc.table.remove_seat(data.get("name"))
-    return raw_answer(svc.table.current.view_json)
+        t.remove_seat(data.get("name"))
+    return raw_answer(t.view_json)
 
 
 @bp.get("/host/seats/<seat_id>/me")
@@ -230,75 +222,75 @@ def host_seat_me(seat_id: str) -> Response:
     """A hosted seat's private view, for the host page (no seat token needed).
 
     Seats are addressed by their ``id`` (never by name: a name may hold ``/``)."""
-    svc = host_only()
-    return answer(svc.table.hosted_me(seat_id))
+    t = host_only()
+    return answer(t.hosted_me(seat_id))
 
 
 @bp.post("/host/seats/<seat_id>/pick")
 def host_seat_pick(seat_id: str) -> Response:
-    svc = host_only()
+    t = host_only()
     data = body()
-    return answer(svc.table.hosted_pick(seat_id, data.get("round"), data.get("card")))
+    return answer(t.hosted_pick(seat_id, data.get("round"), data.get("card")))
 
 
 @bp.post("/host/undo")
 def host_undo() -> Response:
-    svc = host_only()
+    t = host_only()
     body()
-    svc.table.undo()
-    return raw_answer(svc.table.current.view_json)
+    t.undo()
+    return raw_answer(t.view_json)
 
 
 @bp.post("/host/new")
 def host_new() -> Response:
-    svc = host_only()
-    svc.table.new_game(body().get("keep_seats", True))
-    return raw_answer(svc.table.current.view_json)
+    t = host_only()
+    t.new_game(body().get("keep_seats", True))
+    return raw_answer(t.view_json)
 
 
 @bp.post("/host/settings")
 def host_settings() -> Response:
-    svc = host_only()
-    return answer(svc.table.settings(body()))
+    t = host_only()
+    return answer(t.settings(body()))
 
 
 @bp.post("/host/new-day")
 def host_new_day() -> Response:
     """The day's leaderboard starts again from now (kept across restarts)."""
-    svc = host_only()
+    t = host_only()
     body()
-    return answer({"day_start": svc.table.new_day()})
+    return answer({"day_start": t.new_day()})
 
 
 @bp.post("/host/replay")
 def host_replay() -> Response:
     """Play a stored game back on the strip and the board (changes no game); answers
     the view's ``replay``."""
-    svc = host_only()
-    return answer(svc.table.replay(body().get("game_id")))
+    t = host_only()
+    return answer(t.replay(body().get("game_id")))
 
 
 @bp.post("/host/replay/stop")
 def host_replay_stop() -> Response:
-    svc = host_only()
+    t = host_only()
     body()
-    svc.table.stop_replay()
-    return raw_answer(svc.table.current.view_json)
+    t.stop_replay()
+    return raw_answer(t.view_json)
 
 
 @bp.post("/host/lights/retry")
 def host_lights_retry() -> Response:
-    svc = host_only()
+    host_only()
     body()
-    return answer(svc.lights_retry())
+    return answer(service().lights_retry())
 
 
 @bp.post("/host/next")
 def host_next() -> Response:
     """The playback's next step (any pacing); answers the view's ``playback``."""
-    svc = host_only()
+    t = host_only()
     body()
-    return answer(svc.table.next_step())
+    return answer(t.next_step())
 
 
 @bp.post("/screen/next")
@@ -307,31 +299,22 @@ def screen_next() -> Response:
     host: the playback's next step, and nothing more.  The own screen may do it only
     while what plays waits for "next" (step pacing); a host in any pacing, as
     ``/host/next``.  Answers the view's ``playback``."""
-    svc = service()
     body()
     token = bearer()
     if token is not None:
-        svc.table.host.check(token)
-        return answer(svc.table.next_step())
+        return answer(host_only().next_step())
     if not is_own_screen(request):
         raise ApiError(403, "own_screen_only", "Only the table's own screen or the host can "
                                                "show the next step.")
-    with svc.table.lock:
-        view = svc.table.current.view
-        shown = view["replay"]["board"] if view.get("replay") else view
-        playback = shown.get("playback")
-        if playback and playback.get("pacing") != "step":
-            raise ApiError(409, "not_step", "The table plays this round by itself: "
-                                            "\"Next\" is for step pacing.")
-        return answer(svc.table.next_step())
+    return answer(table().screen_next())
 
 
 @bp.post("/host/skip")
 def host_skip() -> Response:
     """Ends the playback at once; answers the view's ``playback``."""
-    svc = host_only()
+    t = host_only()
     body()
-    return answer(svc.table.skip())
+    return answer(t.skip())
 
 
 @bp.get("/openapi.json")

@@ -145,15 +145,14 @@ def host_qr() -> Response:
     It carries the first-host code, never the host key, so it opens nothing once a host
     is in.  Else 403."""
     from kalimambo.web.storage.store import StorageError
-    from kalimambo.web.table.hostlogin import booth_mode, is_own_screen
+    from kalimambo.web.table.hostlogin import is_own_screen
 
     table = current_app.extensions.get("kalimambo.table")
-    if table is None or not is_own_screen(request) \
-            or not table.host.first_host_open(booth_mode(table.current.view)):
+    if table is None or not is_own_screen(request) or not table.first_host_open():
         return Response("Only on the table's own screen, before the first host logs in, "
                         "and never in booth mode.", status=403, mimetype="text/plain")
     try:
-        code = table.host.first_code()
+        code = table.first_host_code()
     except StorageError:
         return Response("The table cannot save its first-host code.", status=503,
                         mimetype="text/plain")

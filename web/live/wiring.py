@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import queue
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -13,7 +15,7 @@ from kalimambo.web.core.refusals import ApiError
 from kalimambo.web.core.view import lights_summary
 from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.live.lightslink import LightsLink
-from kalimambo.web.live.stream import Broadcaster
+from kalimambo.web.live.stream import Broadcaster, Item
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.publisher import Change
 from kalimambo.web.table.replay import strip_view
@@ -139,6 +141,21 @@ class TableService:
             self.table.new_game(True)
 
     # -- what the API calls -------------------------------------------------------------
+    def stream(self, token: str | None) -> Iterator[bytes]:
+        """One event stream's body: subscribed and counted (``token``: a seat's, which
+        shows as connected while it is open) under the table's lock, so it starts from
+        exactly the change it was subscribed at."""
+        table = self.table
+
+        def start(q: queue.Queue[Item]) -> Change:
+            with table.lock:
+                self.broadcaster.subscribe(q)
+                table.stream_opened(token)
+                return table.current
+
+        return self.broadcaster.stream(start, lambda: table.current,
+                                       on_close=lambda: table.stream_closed(token))
+
     def lights_frame(self) -> list[tuple[int, int, int]]:
         return self.lights.frame()
 

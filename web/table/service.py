@@ -45,7 +45,7 @@ from kalimambo.web.core.view import Surroundings, private_view, public_view
 from kalimambo.web.storage.store import SettingKey, StorageError, Store
 from kalimambo.web.table import bots
 from kalimambo.web.table.day import Day
-from kalimambo.web.table.hostlogin import HostAuth
+from kalimambo.web.table.hostlogin import HostAuth, booth_mode
 from kalimambo.web.table.modes import LiveMode, PlaybackMode, ReplayMode
 from kalimambo.web.table.publisher import Change, Listener, Publisher
 from kalimambo.web.table.records import Records
@@ -115,6 +115,11 @@ class Table:
     @property
     def game(self) -> Game | None:
         return self.state.game
+
+    @property
+    def view_json(self) -> bytes:
+        """The current public view as JSON (made once per change, as every stream got it)."""
+        return self.current.view_json
 
     def public_view(self) -> dict[str, Any]:
         """The current public view (the same dict every listener got: do not change it)."""
@@ -309,6 +314,16 @@ class Table:
             self._after(mode.next_step(self.clock()))
             return mode.answer(self.current.view)
 
+    def screen_next(self) -> dict[str, Any]:
+        """"Next" from the table's own screen: only while what plays waits for it (step
+        pacing), else 409 ``not_step``; answers the playback as ``next_step``."""
+        with self.lock:
+            playback = self.mode.answer(self.current.view)
+            if playback and playback.get("pacing") != "step":
+                raise ApiError(409, "not_step", "The table plays this round by itself: "
+                                                "\"Next\" is for step pacing.")
+            return self.next_step()
+
     def skip(self) -> dict[str, Any]:
         """End the playback at once: every step left, each a jump of its own (the
         displays draw it without animating it), so no message carries the whole rest
@@ -347,6 +362,23 @@ class Table:
         return search()  # off the lock: other requests go on meanwhile
 
     # -- the host -----------------------------------------------------------------------
+    def check_host(self, token: str | None) -> None:
+        """Raise 401/403 ``host_only`` unless ``token`` is a host's."""
+        self.host.check(token)
+
+    def host_login(self, secret: object, address: str) -> str:
+        """A host token for the key, the PIN or the first-host code (``HostAuth.login``);
+        the first-host code never opens anything in booth mode."""
+        return self.host.login(secret, address, booth=booth_mode(self.current.view))
+
+    def first_host_open(self) -> bool:
+        """Whether the own screen may show the first-host QR code now."""
+        return self.host.first_host_open(booth_mode(self.current.view))
+
+    def first_host_code(self) -> str:
+        """The first-host code, for the own screen's QR code (StorageError if unsaved)."""
+        return self.host.first_code()
+
     def settings(self, data: dict[str, Any]) -> dict[str, Any]:
         """Change hints, light pacing and the booth's; unknown keys are refused, nothing
         half-set."""
