@@ -33,6 +33,7 @@ from kalimambo.web.table.replay import (
 from kalimambo.web.table.service import Table
 from kalimambo.web.table.tasks import InlineRunner
 from tests.conftest import PIN
+from tests.helpers import wait_for
 from tests.storage.test_archive import archive_games, vector_games
 
 
@@ -370,3 +371,32 @@ def test_every_reason_is_said_in_four_languages() -> None:
         messages = json.loads((ROOT / "web" / "i18n" / f"{lang}.json").read_text())
         for code in ("rhino_run", "penalty", "dung"):
             assert f"replay.why.{code}" in messages, (lang, code)
+
+
+def test_the_own_screen_moves_a_replay_only_in_step_pacing(
+        booth: tuple[Any, list[int]]) -> None:
+    """``/screen/next`` asks the replay's playback, not the table's (it has none then)."""
+    client, ids = booth
+    host = login(client)
+    own = {"REMOTE_ADDR": "127.0.0.1"}
+
+    def shown() -> Any:
+        return client.get("/api/v1/state").json["replay"]["board"]["playback"]
+
+    client.post("/api/v1/host/settings", json={"pacing": "step"}, headers=host)
+    assert client.post("/api/v1/host/replay", json={"game_id": ids[2]},
+                       headers=host).status_code == 200
+    before = shown()["step"]
+    answer = client.post("/api/v1/screen/next", environ_base=own)
+    assert answer.status_code == 200 and answer.json["step"] == shown()["step"] == before + 1
+    assert client.post("/api/v1/host/replay/stop", headers=host).status_code == 200
+    # auto pacing with the longest pause: the own screen may not hurry it
+    client.post("/api/v1/host/settings", json={"pacing": "auto", "pause_ms": 10000},
+                headers=host)
+    assert client.post("/api/v1/host/replay", json={"game_id": ids[2]},
+                       headers=host).status_code == 200
+    assert wait_for(lambda: shown()["step"] >= 1)  # the reveal at once, the next 10 s on
+    before = shown()
+    refused = client.post("/api/v1/screen/next", environ_base=own)
+    assert refused.status_code == 409 and refused.json["error"]["code"] == "not_step"
+    assert shown() == before
