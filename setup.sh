@@ -359,12 +359,12 @@ dev_tools() {
 }
 
 # js_checker: TypeScript's checker, the version package-lock.json pins, into node_modules/
-# (tests/test_js_check.py runs it offline over web/static). Skipped when the lock file's
+# (tests/project/test_js_check.py runs it offline over web/static). Skipped when the lock file's
 # fingerprint matches the last install's.
 js_checker() {
     local stamp
     if ! command -v npm >/dev/null 2>&1; then
-        echo "setup.sh: the JavaScript check (tests/test_js_check.py) needs node and npm:" \
+        echo "setup.sh: the JavaScript check (tests/project/test_js_check.py) needs node and npm:" \
              "run 'sudo apt-get install nodejs npm', then './setup.sh --dev' again" >&2
         return 0
     fi
