@@ -20,7 +20,7 @@ from kalimambo.web.table.service import Table
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 
-def table() -> Table:
+def the_table() -> Table:
     """The table: what nearly every route asks (its commands check their input)."""
     found: Table = current_app.extensions["kalimambo.table"]
     return found
@@ -96,7 +96,7 @@ def body() -> dict[str, Any]:
 # -- anyone ---------------------------------------------------------------------------
 @bp.get("/state")
 def state() -> Response:
-    return raw_answer(table().view_json)
+    return raw_answer(the_table().view_json)
 
 
 @bp.get("/events")
@@ -111,17 +111,17 @@ def events() -> Response:
 
 @bp.get("/record")
 def record() -> Response:
-    return answer(table().records.record())
+    return answer(the_table().records.record())
 
 
 @bp.get("/games")
 def games() -> Response:
-    return answer({"games": table().records.games()})
+    return answer({"games": the_table().records.games()})
 
 
 @bp.get("/games/<int(max=9223372036854775807):game_id>/record")
 def game_record(game_id: int) -> Response:
-    return answer(table().records.game_record(game_id))
+    return answer(the_table().records.game_record(game_id))
 
 
 @bp.get("/leds")
@@ -135,45 +135,45 @@ def local() -> Response:
     comes from it, and whether it may show the first-host QR code (``/host-qr.svg``)."""
     if not is_own_screen(request):
         return answer({"local": False})
-    return answer({"local": True, "host_qr": table().first_host_open()})
+    return answer({"local": True, "host_qr": the_table().first_host_open()})
 
 
 @bp.post("/join")
 def join() -> Response:
-    seat, token = table().join(body().get("name"))
+    seat, token = the_table().join(body().get("name"))
     return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
 
 
 # -- a seat ---------------------------------------------------------------------------
 @bp.get("/me")
 def me() -> Response:
-    return answer(table().me(bearer()))
+    return answer(the_table().me(bearer()))
 
 
 @bp.post("/pick")
 def pick() -> Response:
     data = body()
-    return answer(table().pick(bearer(), data.get("round"), data.get("card")))
+    return answer(the_table().pick(bearer(), data.get("round"), data.get("card")))
 
 
 @bp.get("/hint")
 def hint() -> Response:
-    return answer(table().hint(bearer()))
+    return answer(the_table().hint(bearer()))
 
 
 # -- the host -------------------------------------------------------------------------
 def host_only() -> Table:
     """The table, once the request's token is a host's (else 401/403 ``host_only``)."""
-    found = table()
-    found.check_host(bearer())
-    return found
+    table = the_table()
+    table.check_host(bearer())
+    return table
 
 
 @bp.post("/host")
 def host_login() -> Response:
     data = body()
     secret = data.get("key", data.get("pin"))
-    return answer({"token": table().host_login(secret, request.remote_addr or "?")})
+    return answer({"token": the_table().host_login(secret, request.remote_addr or "?")})
 
 
 @bp.get("/host")
@@ -184,37 +184,37 @@ def host_check() -> Response:
 
 @bp.post("/host/start")
 def host_start() -> Response:
-    t = host_only()
+    table = host_only()
     data = body()
-    t.start(data.get("setup"))
-    return raw_answer(t.view_json)
+    table.start(data.get("setup"))
+    return raw_answer(table.view_json)
 
 
 @bp.post("/host/bots")
 def host_bots() -> Response:
-    t = host_only()
+    table = host_only()
     data = body()
-    names = t.add_bots(data.get("count"), data.get("level"))
+    names = table.add_bots(data.get("count"), data.get("level"))
     return answer({"names": names}, 201)
 
 
 @bp.post("/host/seats")
 def host_seat() -> Response:
     """A seat played from the host page, for a player without a phone."""
-    t = host_only()
-    seat, token = t.join(body().get("name"), hosted=True)
+    table = host_only()
+    seat, token = table.join(body().get("name"), hosted=True)
     return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
 
 
 @bp.post("/host/remove")
 def host_remove() -> Response:
-    t = host_only()
+    table = host_only()
     data = body()
     if "id" in data:
-        t.remove_seat(seat_id=data["id"])
+        table.remove_seat(seat_id=data["id"])
     else:
-        t.remove_seat(data.get("name"))
-    return raw_answer(t.view_json)
+        table.remove_seat(data.get("name"))
+    return raw_answer(table.view_json)
 
 
 @bp.get("/host/seats/<seat_id>/me")
@@ -222,60 +222,60 @@ def host_seat_me(seat_id: str) -> Response:
     """A hosted seat's private view, for the host page (no seat token needed).
 
     Seats are addressed by their ``id`` (never by name: a name may hold ``/``)."""
-    t = host_only()
-    return answer(t.hosted_me(seat_id))
+    table = host_only()
+    return answer(table.hosted_me(seat_id))
 
 
 @bp.post("/host/seats/<seat_id>/pick")
 def host_seat_pick(seat_id: str) -> Response:
-    t = host_only()
+    table = host_only()
     data = body()
-    return answer(t.hosted_pick(seat_id, data.get("round"), data.get("card")))
+    return answer(table.hosted_pick(seat_id, data.get("round"), data.get("card")))
 
 
 @bp.post("/host/undo")
 def host_undo() -> Response:
-    t = host_only()
+    table = host_only()
     body()
-    t.undo()
-    return raw_answer(t.view_json)
+    table.undo()
+    return raw_answer(table.view_json)
 
 
 @bp.post("/host/new")
 def host_new() -> Response:
-    t = host_only()
-    t.new_game(body().get("keep_seats", True))
-    return raw_answer(t.view_json)
+    table = host_only()
+    table.new_game(body().get("keep_seats", True))
+    return raw_answer(table.view_json)
 
 
 @bp.post("/host/settings")
 def host_settings() -> Response:
-    t = host_only()
-    return answer(t.settings(body()))
+    table = host_only()
+    return answer(table.settings(body()))
 
 
 @bp.post("/host/new-day")
 def host_new_day() -> Response:
     """The day's leaderboard starts again from now (kept across restarts)."""
-    t = host_only()
+    table = host_only()
     body()
-    return answer({"day_start": t.new_day()})
+    return answer({"day_start": table.new_day()})
 
 
 @bp.post("/host/replay")
 def host_replay() -> Response:
     """Play a stored game back on the strip and the board (changes no game); answers
     the view's ``replay``."""
-    t = host_only()
-    return answer(t.replay(body().get("game_id")))
+    table = host_only()
+    return answer(table.replay(body().get("game_id")))
 
 
 @bp.post("/host/replay/stop")
 def host_replay_stop() -> Response:
-    t = host_only()
+    table = host_only()
     body()
-    t.stop_replay()
-    return raw_answer(t.view_json)
+    table.stop_replay()
+    return raw_answer(table.view_json)
 
 
 @bp.post("/host/lights/retry")
@@ -288,9 +288,9 @@ def host_lights_retry() -> Response:
 @bp.post("/host/next")
 def host_next() -> Response:
     """The playback's next step (any pacing); answers the view's ``playback``."""
-    t = host_only()
+    table = host_only()
     body()
-    return answer(t.next_step())
+    return answer(table.next_step())
 
 
 @bp.post("/screen/next")
@@ -306,15 +306,15 @@ def screen_next() -> Response:
     if not is_own_screen(request):
         raise ApiError(403, "own_screen_only", "Only the table's own screen or the host can "
                                                "show the next step.")
-    return answer(table().screen_next())
+    return answer(the_table().screen_next())
 
 
 @bp.post("/host/skip")
 def host_skip() -> Response:
     """Ends the playback at once; answers the view's ``playback``."""
-    t = host_only()
+    table = host_only()
     body()
-    return answer(t.skip())
+    return answer(table.skip())
 
 
 @bp.get("/openapi.json")
