@@ -189,10 +189,11 @@ class LightsAgent:
                     self._sent_status = status
                     channel.send({"type": "status", **status})
                 if watching:
-                    frame = self.lights.frame()
+                    frame, seen = self.lights.frame(), self.lights.seen()
                     if frame != self._sent_frame:
                         self._sent_frame = frame
-                        channel.send({"type": "frame", "leds": leds_to_hex(frame)})
+                        channel.send({"type": "frame", "leds": leds_to_hex(frame),
+                                      "seen": leds_to_hex(seen)})
             self._wake.wait(FRAME_EVERY_S if watching else None)
 
     def _status(self) -> dict[str, Any]:

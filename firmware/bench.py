@@ -44,36 +44,42 @@ def _view(game: Game) -> dict[str, Any]:
             "winners": game.winners()}
 
 
-def _busy_lights(board: BoardConfig, now: list[float]) -> Lights:
-    """Lights (sim, no thread) in the middle of animating a seven-player round."""
+def _round_lights(board: BoardConfig, now: list[float]
+                  ) -> tuple[Lights, list[tuple[float, dict[str, Any]]], float]:
+    """Lights (sim, no thread) showing a seven-player game, the messages of one round's
+    playback each with the time the table's clock sends it (auto pacing), and the
+    round's length in seconds."""
     rng = random.Random(4)
     game = Game(PLAYERS, random_setup(PLAYERS, 32, rng), 32, seed=4)
     lights = Lights(board, "sim", clock=lambda: now[0], run_thread=False)
-    lights.update(_view(game))
-    lights.show.steps.clear()
+    lights.update(_view(game), whole=True)
     events = [e.to_dict() for e in
               game.play_round({p: rng.choice(game.hand(p)) for p in PLAYERS})]
     steps = round_steps(events)
-    told, first = [], 0
-    for step, seconds in zip(steps, step_seconds(steps, DEFAULT_PAUSE_MS), strict=True):
+    messages, first, at = [], 0, 0.0
+    for k, (step, seconds) in enumerate(
+            zip(steps, step_seconds(steps, DEFAULT_PAUSE_MS), strict=True), start=1):
         count = sum(1 for e in step.events if e["type"] != "round_end")
-        told.append({"type": "step_shown", "kind": step.kind, "first": first,
-                     "count": count, "seconds": seconds})
+        told = {"type": "step_shown", "round": 1, "step": k, "kind": step.kind,
+                "first": first, "count": count, "seconds": seconds}
+        messages.append((at, {**_view(game), "happened": [told],
+                              "playback": {"round": 1, "step": k, "shown": events}}))
         first += len(step.events)
-    lights.update({**_view(game), "playback": {"shown": events}, "happened": told})
-    return lights
+        at += seconds
+    return lights, messages, at
 
 
 def frame_times(led_count: int, frames: int = 3000) -> dict[str, float]:
     """Per-frame compute time (ms) across a whole round's animation and the attract."""
     board = bench_board(led_count)
     now = [0.0]
-    lights = _busy_lights(board, now)
-    round_s = sum(step.seconds for step in lights.show.steps)
+    lights, messages, round_s = _round_lights(board, now)
     step = round_s / frames
     times: list[float] = []
     for i in range(frames):
         now[0] = i * step
+        while messages and messages[0][0] <= now[0]:
+            lights.update(messages.pop(0)[1])
         started = time.perf_counter()
         lights.tick()
         times.append((time.perf_counter() - started) * 1000)

@@ -54,6 +54,7 @@ class Lights:
         self.output = Output(board)
         self._override: list[RGB] | None = None
         self._frame: list[RGB] = [(0, 0, 0)] * board.led_count
+        self._seen: list[RGB] = [(0, 0, 0)] * board.led_count
         self._sent: list[RGB] | None = None
         self.ticks = 0
         """Frames computed so far (the bench counts them)."""
@@ -136,6 +137,13 @@ class Lights:
         with self._lock:
             return list(self._frame)
 
+    def seen(self) -> list[tuple[int, int, int]]:
+        """The frame as a person sees the LEDs (and as the board page draws them): the
+        colours before gamma, the brightness cap and the power limit, which change the
+        numbers sent so that the light looks like these."""
+        with self._lock:
+            return list(self._seen)
+
     def status(self) -> dict[str, Any]:
         with self._lock:
             playing = self.show.playing
@@ -181,7 +189,7 @@ class Lights:
                 top, under = self.show.draw(when)
                 leds = self.output.leds_from_spaces(top, under)
             frame = self.output.finish(leds)
-            self._frame = frame
+            self._frame, self._seen = frame, list(leds)
             self.ticks += 1
         self._send(frame)
         self._status_check()  # an animation ended, or the strip failed

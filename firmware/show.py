@@ -14,11 +14,13 @@ from typing import Any
 
 from kalimambo.firmware.scene import (
     DARK,
+    DUNG_COLOUR,
     EXPLORER_COLOURS,
     KALI_COLOUR,
     MAMBO_COLOUR,
     RGB,
     Scene,
+    map_space,
     scale,
     scene_from_view,
     seat_colours,
@@ -29,10 +31,10 @@ from kalimambo.firmware.steps import (
     rewind,
     round_end_step,
     setup_step,
+    sweep,
     table_step,
 )
 
-MAX_QUEUED_STEPS = 200
 ATTRACT_COLOURS: tuple[RGB, ...] = (*EXPLORER_COLOURS.values(), MAMBO_COLOUR, KALI_COLOUR)
 START_AFRESH = frozenset({"step_skipped", "round_undone", "lobby_opened", "replay_started",
                           "replay_stopped"})
@@ -52,8 +54,12 @@ def _int(value: Any, default: int = 0) -> int:
 
 
 class Show:
-    """The steady picture of the latest view, the queued steps the table told of, and
-    the idle and celebration animations."""
+    """The steady picture of the latest view, the one step of the table's that plays,
+    the round's end sweeping over it, the pieces to move by hand, and the idle and
+    celebration animations.
+
+    One step at a time: a new step of the table's ends the one playing at once, so the
+    strip is always on the table's step, however fast the host presses "Next"."""
 
     def __init__(self, spaces: int) -> None:
         self.spaces = spaces
@@ -61,12 +67,21 @@ class Show:
         self.phase = "lobby"
         self.target = Scene(spaces)
         self.scene = Scene(spaces)
-        """The scene before the current step (equals ``target`` once all are done)."""
-        self.steps: list[Step] = []
-        """Queued steps, each as long as the table said."""
+        """The scene before the playing step (equals ``target`` when none plays)."""
+        self.step: Step | None = None
+        """The step playing: one of the table's, or the set-up's."""
         self.step_start = 0.0
+        self.ending: Step | None = None
+        """The round's end, swept over the last step as it plays."""
+        self.ending_start = 0.0
+        self.marks: tuple[tuple[int, RGB], ...] = ()
+        """The pieces to move by hand (the view's ``placing``): each target space and
+        the piece's colour, blinking while no step plays."""
+        self.moment = ""
+        """The table's step the strip shows: "game/round/step", or "game/-" with no
+        playback (the board page's ``data-moment``; the tests compare the two)."""
         self.winner_colours: tuple[RGB, ...] = ()
-        self.cued: Step | None = None
+        self.cued: set[int] = set()
 
     # -- input --------------------------------------------------------------------
     def update(self, view: Mapping[str, Any], now: float, whole: bool = False) -> None:
@@ -81,7 +96,7 @@ class Show:
         happened = view.get("happened")
         if whole or not isinstance(happened, list):
             happened = []
-            self.steps = []
+            self.step = self.ending = None
         for told in happened:
             if not isinstance(told, Mapping):
                 continue
@@ -92,85 +107,125 @@ class Show:
             if kind == "step_shown":
                 first = _int(told.get("first"))
                 events = _shown(view)[first:first + _int(told.get("count"))]
-                step = table_step(str(told.get("kind")), events, seconds, target.colours,
-                                  length, self.spaces)
-                self._drop_flourishes(now)
-                if not self.steps:
-                    self.scene = rewind(target, events, length)
-                    self.step_start = now
-                self._queue(step)
+                # the step playing (or the set-up) ends here; the scene before the new
+                # step is the view's, taken back by the new step's events
+                self.scene = rewind(target, events, length)
+                self._start(table_step(str(told.get("kind")), events, seconds,
+                                       target.colours, length, self.spaces), now)
+                self.ending = None
             elif kind == "playback_ended" and not told.get("skipped"):
-                self._queue(round_end_step(_shown(view)[_int(told.get("first")):], seconds))
+                self.ending = round_end_step(_shown(view)[_int(told.get("first")):],
+                                             seconds)
+                self.ending_start = now
             elif kind == "game_started" and target.figures:
                 setup = view.get("setup")
                 order = setup.get("order", []) if isinstance(setup, Mapping) else []
-                self.steps, self.step_start, self.scene = [], now, target.copy()
-                self._queue(setup_step(target, [str(n) for n in order]))
+                self.scene = target.copy()
+                self._start(setup_step(target, [str(n) for n in order]), now)
             elif kind in START_AFRESH:
-                self.steps = []
-        if not self.steps:
+                self.step = self.ending = None
+        if self.step is None:
             self.scene = target.copy()
         self.phase = str(view.get("phase", "lobby"))
         self.view, self.target = view, target
+        self.marks = placing_marks(view.get("placing"), target, length, self.spaces)
+        self.moment = moment(view)
         winners = view.get("winners") or []
         colours = seat_colours(view)
         self.winner_colours = tuple(colours[w] for w in winners if w in colours)
 
-    def _drop_flourishes(self, now: float) -> None:
-        """A step of the table's cursor has come: the set-up's intro and the last round's
-        end sweep (steps of the strip's own, ``always_auto``) give way at once, playing
-        or queued, so the strip never falls behind the board page by their length."""
-        if not self.steps:
-            return
-        current = self.steps[0]
-        self.steps = [queued for queued in self.steps if not queued.always_auto]
-        if self.steps and self.steps[0] is not current:
-            self.step_start = now
-
-    def _queue(self, step: Step | None) -> None:
-        if step is not None:
-            self.steps.append(step)
-            del self.steps[:-MAX_QUEUED_STEPS]
+    def _start(self, step: Step | None, now: float) -> None:
+        self.step, self.step_start = step, now
 
     # -- time ---------------------------------------------------------------------
     @property
     def playing(self) -> bool:
-        return bool(self.steps)
+        return self.step is not None or self.ending is not None
 
     def advance(self, now: float) -> list[str]:
-        """Move past finished steps; the cues of steps that began."""
+        """End the step and the sweep whose time is over; the cues of those that began."""
         cues: list[str] = []
-        while self.steps:
-            step = self.steps[0]
-            if now - self.step_start < step.seconds:
-                break
-            self.steps.pop(0)
-            step.apply(self.scene)
-            self.step_start += step.seconds
-        if not self.steps:
+        if self.step is not None and now - self.step_start >= self.step.seconds:
+            self.step = None
             self.scene = self.target.copy()
-        elif self.steps[0] is not self.cued:
-            self.cued = self.steps[0]
-            if self.cued.cue:
-                cues.append(self.cued.cue)
+        if self.ending is not None and now - self.ending_start >= self.ending.seconds:
+            self.ending = None
+        playing = [step for step in (self.step, self.ending) if step is not None]
+        for step in playing:
+            if id(step) not in self.cued and step.cue:
+                cues.append(step.cue)
+        self.cued = {id(step) for step in playing}
         return cues
 
     def animated(self) -> bool:
         """Whether the picture changes with time (else the loop may sleep)."""
-        return bool(self.steps) or self.phase in ("lobby", "finished")
+        return self.playing or bool(self.marks) or self.phase in ("lobby", "finished")
 
     def draw(self, now: float) -> Drawing:
-        """The picture at ``now``: the current step, or the phase's picture."""
-        if self.steps:
-            step = self.steps[0]
-            elapsed = now - self.step_start
-            u = min(1.0, max(0.0, elapsed / step.seconds)) if step.seconds > 0 else 1.0
-            return step.draw(self.scene, u)
+        """The picture at ``now``: the playing step (with the round's end sweeping over
+        it), or the phase's picture, with the pieces to move by hand blinking."""
+        if self.step is not None:
+            top, under = self.step.draw(self.scene, _fraction(now - self.step_start,
+                                                              self.step))
+            if self.ending is not None:
+                sweep(top, _fraction(now - self.ending_start, self.ending))
+            return top, under
+        if self.ending is not None:
+            return self.ending.draw(self.target, _fraction(now - self.ending_start,
+                                                           self.ending))
+        if self.marks:
+            top, under = self.target.draw()
+            return blink(top, self.marks, now), under
         if self.phase == "lobby" or (not self.target.figures and self.phase != "finished"):
             return attract(self.spaces, now), []
         if self.phase == "finished":
             return celebration(self.target, self.winner_colours, now)
         return self.target.draw()
+
+
+def _fraction(elapsed: float, step: Step) -> float:
+    return min(1.0, max(0.0, elapsed / step.seconds)) if step.seconds > 0 else 1.0
+
+
+def moment(view: Mapping[str, Any]) -> str:
+    """The step a view shows, as "game/round/step" ("game/-" with no playback)."""
+    playback = view.get("playback")
+    game = view.get("game_id")
+    if isinstance(playback, Mapping) and "round" in playback:
+        return f"{game}/{playback.get('round')}/{playback.get('step')}"
+    return f"{game}/-"
+
+
+MARK_PERIOD_S = 0.8
+"""A piece to move blinks once in this time: lit for 60 % of it, dark for the rest."""
+
+
+def placing_marks(placing: Any, scene: Scene, track_length: int, spaces: int
+                  ) -> tuple[tuple[int, RGB], ...]:
+    """Each target space of the strip view's ``placing`` (``[piece, name, to]`` each)
+    with its piece's colour."""
+    marks: list[tuple[int, RGB]] = []
+    for move in placing if isinstance(placing, list) else []:
+        if not isinstance(move, list) or len(move) != 3 or not _is_space(move[2]):
+            continue
+        piece, name, to = move
+        colour = (MAMBO_COLOUR if piece == "mambo" else DUNG_COLOUR if piece == "heap"
+                  else KALI_COLOUR if piece == "kali" else scene.colour(str(name)))
+        marks.append((map_space(to, track_length, spaces), colour))
+    return tuple(marks)
+
+
+def _is_space(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def blink(top: list[RGB], marks: Sequence[tuple[int, RGB]], now: float) -> list[RGB]:
+    """``top`` with each mark's space in its colour for 60 % of a blink, dark after."""
+    lit = (now % MARK_PERIOD_S) < 0.6 * MARK_PERIOD_S
+    top = list(top)
+    for space, colour in marks:
+        top[space] = colour if lit else DARK
+    return top
 
 
 def attract(spaces: int, now: float) -> list[RGB]:

@@ -199,12 +199,18 @@ class RoundEndStep(Step):
 
     def draw(self, scene: Scene, u: float) -> Drawing:
         top, under = scene.draw()
-        head = int(u * scene.spaces)
-        for k in range(4):
-            space = head - k
-            if 0 <= space < scene.spaces and top[space] == DARK:
-                top[space] = scale(WHITE, 0.3 - 0.07 * k)
+        sweep(top, u)
         return top, under
+
+
+def sweep(top: list[RGB], u: float) -> None:
+    """The round's end at fraction ``u``: a dim white head and tail running once round
+    the ring over its dark spaces (so over a step still playing too)."""
+    head = int(u * len(top))
+    for k in range(4):
+        space = head - k
+        if 0 <= space < len(top) and top[space] == DARK:
+            top[space] = scale(WHITE, 0.3 - 0.07 * k)
 
 
 @dataclass(slots=True)

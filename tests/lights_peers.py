@@ -107,12 +107,16 @@ class Peer:
 
 
 def connect_lights(path: str, frame: list[list[int]] | None = None, protocol: int = PROTOCOL,
-                   timeout: float = 10.0) -> Peer:
-    """A fake lights process: connects, says hello, answers ``watch`` with ``frame``."""
+                   timeout: float = 10.0, seen: list[list[int]] | None = None) -> Peer:
+    """A fake lights process: connects, says hello, answers ``watch`` with ``frame``
+    (and ``seen``, the frame as a person sees it, if given: an older one sends none)."""
 
     def answer(peer: Peer, message: dict[str, Any]) -> None:
         if message["type"] == "watch" and frame is not None:
-            peer.send({"type": "frame", "leds": bytes(c for rgb in frame for c in rgb).hex()})
+            sent = {"type": "frame", "leds": bytes(c for rgb in frame for c in rgb).hex()}
+            if seen is not None:
+                sent["seen"] = bytes(c for rgb in seen for c in rgb).hex()
+            peer.send(sent)
 
     deadline = time.monotonic() + timeout
     while True:

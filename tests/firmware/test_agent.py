@@ -100,13 +100,14 @@ def test_hello_then_status_then_draws_what_the_table_sends(agent: LightsAgent,
     peer.send({"type": "view", "view": view})
     for ops in patches[:3]:
         peer.send({"type": "patch", "ops": ops})
-    assert wait_for(lambda: len(agent.lights.show.steps) > 0)
-    assert agent.lights.show.steps[0].seconds == pytest.approx(0.1)  # the table's time
+    assert wait_for(lambda: agent.lights.show.step is not None)
+    playing = agent.lights.show.step
+    assert playing is not None and playing.seconds == pytest.approx(0.1)  # the table's
     peer.expect("status", lambda m: m["playing"] is True)
     peer.send({"type": "mystery", "x": 1})  # a newer table's message: ignored
     for ops in patches[3:]:
         peer.send({"type": "patch", "ops": ops})
-    assert wait_for(lambda: not agent.lights.show.steps)  # played out at the pause
+    assert wait_for(lambda: not agent.lights.show.playing)  # played out at the pause
     assert wait_for(lambda: peer.of("status")[-1]["playing"] is False)
     assert peer.of("want_view") == []
 
@@ -121,7 +122,7 @@ def test_a_patch_that_does_not_fit_asks_for_the_whole_view(agent: LightsAgent,
     peer.send({"type": "view", "view": view})
     peer.send({"type": "patch", "ops": patches[1]})  # the first one never came
     peer.expect("want_view")
-    assert not agent.lights.show.steps
+    assert not agent.lights.show.playing
     peer.send({"type": "patch", "ops": patches[2]})  # still nothing to patch: asks again
     assert wait_for(lambda: len(peer.of("want_view")) == 2)
 

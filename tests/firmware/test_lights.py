@@ -8,7 +8,13 @@ from typing import Any
 from kalimambo.firmware.backends import SimBackend
 from kalimambo.firmware.board import BoardConfig, default_board
 from kalimambo.firmware.lights import Lights, create_lights
-from kalimambo.firmware.scene import RGB
+from kalimambo.firmware.scene import (
+    DUNG_COLOUR,
+    EXPLORER_COLOURS,
+    KALI_COLOUR,
+    MAMBO_COLOUR,
+    RGB,
+)
 from tests.helpers import wait_for
 
 VIEW: dict[str, Any] = {"phase": "picking", "track_length": 32, "game_id": "g", "history": [{}],
@@ -56,6 +62,21 @@ def test_steady_picture_reaches_the_strip() -> None:
     assert frame[4] == (127, 0, 0)  # red at half brightness (max_brightness 0.5)
     assert lights.status() == {"backend": "sim", "ok": True, "error": None,
                                "playing": False}
+
+
+def test_the_frame_as_a_person_sees_it_keeps_the_figures_colours() -> None:
+    """The board page draws ``seen``: Mambo turquoise, Kali a cold white, red red, and
+    the yellow figure yellow, not the numbers gamma and the brightness cap send."""
+    lights = manual()
+    lights.update({**VIEW, "seats": [*VIEW["seats"][:2], {"name": "Caro", "colour": "yellow"}]})
+    frame = lights.tick()
+    seen = lights.seen()
+    assert seen[3] == MAMBO_COLOUR and seen[7] == KALI_COLOUR
+    assert seen[4] == EXPLORER_COLOURS["red"] and seen[6] == EXPLORER_COLOURS["yellow"]
+    assert seen[10] == DUNG_COLOUR and seen[0] == (0, 0, 0)
+    assert frame[3] != seen[3] and frame[6] != seen[6]  # what the LEDs are sent differs
+    assert {i for i, led in enumerate(seen) if any(led)} == {
+        i for i, led in enumerate(frame) if any(led)}
 
 
 def test_a_strip_that_cannot_start_does_not_stop_the_table() -> None:

@@ -73,38 +73,68 @@ def new_game() -> Game:
                 kali_deck=list(range(12)))
 
 
-def round_one(show: Show, game: Game, pause_ms: int = 1000) -> list[float]:
-    """Play round 1 (Ben 11 ties Kali, Ana 7 lands on dung, two rams, Kali's penalty
-    to Caro), every step told at once; give the start time of each step."""
-    show.update(view_of(game), 0.0, whole=True)
-    for message in play_round(game, CARDS, view_of, pause_ms):
-        show.update(message, 100.0)
-    starts, t = [], 100.0
-    for step in show.steps:
-        starts.append(t)
-        t += step.seconds
-    return starts
-
-
 CARDS = {"Ana": 7, "Ben": 11, "Caro": 3}
 
 
-def at(starts: list[float], show_steps: list[float], step: int, u: float) -> float:
-    return starts[step] + u * show_steps[step]
+def step_seconds(message: dict[str, Any]) -> float:
+    """The table's time for the step a message tells (0 for the playback's end)."""
+    told_ = message["happened"][0]
+    return float(told_.get("seconds") or 0.0) if told_["type"] == "step_shown" else 0.0
 
 
-def kinds(show: Show) -> list[str]:
-    return [type(step).__name__ for step in show.steps]
+class Paced:
+    """A round's messages sent to the show as auto pacing sends them: each step when
+    the one before has had its time (``starts``), the playback's end with the last."""
+
+    def __init__(self, show: Show, messages: list[dict[str, Any]], start: float = 100.0
+                 ) -> None:
+        self.show, self.messages, self.sent = show, messages, 0
+        self.starts: list[float] = []
+        t = start
+        for message in messages:
+            ending = message["happened"][0]["type"] == "playback_ended"
+            self.starts.append(self.starts[-1] if ending else t)
+            t += step_seconds(message)
+        self.seconds = [step_seconds(m) for m in messages]
+
+    def at(self, step: int, u: float) -> float:
+        return self.starts[step] + u * self.seconds[step]
+
+    def send(self, now: float) -> None:
+        """Send every message whose time has come by ``now``."""
+        while self.sent < len(self.messages) and self.starts[self.sent] <= now:
+            self.show.update(self.messages[self.sent], self.starts[self.sent])
+            self.sent += 1
+
+    def picture(self, now: float) -> str:
+        self.send(now)
+        return picture(self.show, now)
+
+
+def round_one(show: Show, game: Game, pause_ms: int = 1000) -> Paced:
+    """Round 1 (Ben 11 ties Kali, Ana 7 lands on dung, two rams, Kali's penalty to
+    Caro), paced as the table's clock paces it."""
+    show.update(view_of(game), 0.0, whole=True)
+    return Paced(show, play_round(game, CARDS, view_of, pause_ms))
+
+
+def kind(show: Show) -> str | None:
+    return type(show.step).__name__ if show.step is not None else None
 
 
 def test_key_frames_of_a_round() -> None:
     show = Show(12)
     game = new_game()
-    starts = round_one(show, game)
-    seconds = [step.seconds for step in show.steps]
-    assert kinds(show) == ["RevealStep", "MoveStep", "StayStep", "MoveStep", "DungStep",
-                           "PenaltyStep", "RhinoStep", "PenaltyStep", "MoveStep",
-                           "RhinoStep", "PenaltyStep", "RoundEndStep"]
+    paced = round_one(show, game)
+    kinds = []
+    for i in range(len(paced.messages)):
+        paced.picture(paced.at(i, 0.0))
+        kinds.append(kind(show))
+    assert kinds == ["RevealStep", "MoveStep", "StayStep", "MoveStep", "DungStep",
+                     "PenaltyStep", "RhinoStep", "PenaltyStep", "MoveStep",
+                     "RhinoStep", "PenaltyStep", "PenaltyStep"]  # the end sweeps over it
+    show = Show(12)
+    paced = round_one(show, new_game())
     expected = [
         (1, 0.0, "MABCK.d..d.."),   # Ben's move starts: the picture before the round
         (1, 0.6, "MAbCKBd..d.."),   # Ben arrived on 5; a fading trail behind
@@ -121,8 +151,9 @@ def test_key_frames_of_a_round() -> None:
         (10, 0.1, "ccccCccccccc"),  # Kali rammed on 4: Caro (lowest card) pays for her
     ]
     for step, u, frame in expected:
-        assert picture(show, at(starts, seconds, step, u)) == frame, (step, u)
-    show.advance(starts[-1] + seconds[-1] + 0.01)
+        assert paced.picture(paced.at(step, u)) == frame, (step, u)
+    end = paced.at(len(paced.messages) - 2, 1.0) + END_SECONDS
+    paced.picture(end + 0.01)
     assert not show.playing
     assert picture(show, 1000.0) == "...MKBAC.d.."  # the view's steady picture
 
@@ -139,15 +170,16 @@ def test_kali_penalty_flash_uses_every_payers_colour() -> None:
     step = {"type": "step_shown", "round": 1, "step": 1, "steps": 1, "kind": "penalty",
             "first": 0, "count": 2, "seconds": 1.0, "replay": False}
     show.update(told({**view_of(game), "playback": {"shown": events}}, step), 0.0)
-    assert len(show.steps) == 1  # one flash for both payers
+    assert kind(show) == "PenaltyStep"  # one flash for both payers
     assert picture(show, 0.05) == "ababAbababab"  # Kali's space full
 
 
 def test_buzzer_cues_come_as_their_steps_begin() -> None:
     show = Show(12)
-    starts = round_one(show, new_game())
-    cues = []
-    for t in [*starts, starts[-1] + 5]:
+    paced = round_one(show, new_game())
+    cues: list[str] = []
+    for t in [*paced.starts, paced.starts[-1] + 5]:
+        paced.send(t)
         cues += show.advance(t + 0.001)
     assert cues == ["dung", "rhino", "rhino", "round_end"]
 
@@ -157,23 +189,56 @@ def test_a_long_pause_is_never_squeezed() -> None:
     as long): a move the whole pause, however many steps the round has, and the round's
     end the table's own short time."""
     show = Show(12)
-    round_one(show, new_game(), pause_ms=5000)
-    moves = [step.seconds for step in show.steps if type(step).__name__ == "MoveStep"]
+    paced = round_one(show, new_game(), pause_ms=5000)
+    moves, ends = [], []
+    for i in range(len(paced.messages)):
+        paced.picture(paced.at(i, 0.0))
+        if kind(show) == "MoveStep" and show.step is not None:
+            moves.append(show.step.seconds)
+    if show.ending is not None:
+        ends.append(show.ending.seconds)
     assert moves and all(s == pytest.approx(5.0) for s in moves)
-    assert [step.seconds for step in show.steps
-            if type(step).__name__ == "RoundEndStep"] == [END_SECONDS]
+    assert ends == [END_SECONDS]
 
 
-def test_the_strip_plays_each_step_it_is_sent_to_its_end() -> None:
-    """The table's cursor says when a step comes (in step pacing too): the strip never
-    holds one back, so it cannot fall behind the board page."""
+def test_a_next_ends_the_step_playing_at_once() -> None:
+    """Step pacing at the host's thumb: a step told while another plays ends that one at
+    once (its figures where it leaves them) and begins now; steps never queue, so five
+    quick Nexts show the fifth step with the board as the fifth leaves it."""
     show = Show(12)
     game = new_game()
-    round_one(show, game)
-    assert len(show.steps) == 12
-    show.advance(500.0)
+    show.update(view_of(game), 0.0, whole=True)
+    messages = play_round(game, CARDS, view_of, pause_ms=3000)
+    for i, message in enumerate(messages[:5]):
+        show.update(message, 10.0 + 0.1 * i)   # a Next every 0.1 s
+        show.advance(10.0 + 0.1 * i)
+    assert kind(show) == "DungStep" and show.step_start == pytest.approx(10.4)
+    assert show.moment == "g1/1/5"
+    # Ana stands on the heap at 6 (step 4 done), Ben on 5 (step 2 done), not where
+    # the round began: the steps cut short are drawn as they end
+    assert picture(show, 10.4) == "M..CKBW..d.."
+    for message in messages[5:]:
+        show.update(message, 10.5)
+    assert kind(show) == "PenaltyStep" and show.ending is not None
+    assert show.moment == "g1/1/11"
+    show.advance(10.5 + 3.0)
     assert not show.playing
-    assert picture(show, 500.0) == "...MKBAC.d.."
+    assert picture(show, 20.0) == "...MKBAC.d.."
+
+
+def test_the_rounds_end_sweeps_over_the_last_step_at_once() -> None:
+    """The end of the playback comes right after its last step: its sweep begins at
+    once over the last step as it plays, and nothing of the last step is cut."""
+    show = Show(12)
+    game = new_game()
+    show.update(view_of(game), 0.0, whole=True)
+    *steps, end = play_round(game, CARDS, view_of)
+    for message in steps:
+        show.update(message, 100.0)
+    last = show.step
+    show.update(end, 100.0)
+    assert show.step is last and show.ending is not None
+    assert show.ending_start == 100.0 and show.ending.cue == "round_end"
 
 
 def test_undo_during_the_playback_drops_the_animation_and_shows_the_earlier_state() -> None:
@@ -192,19 +257,21 @@ def test_undo_during_the_playback_drops_the_animation_and_shows_the_earlier_stat
     assert picture(show, 101.0) == "MABCK.d..d.."
 
 
-def test_the_playback_ending_right_after_its_last_step_keeps_the_animation() -> None:
-    """The table sends the last step (history still without the round), then at once
-    the end of the playback: the round's end is queued behind what plays, and nothing
-    of it is dropped."""
+def test_pieces_to_move_by_hand_blink_on_their_targets() -> None:
+    """After a jump (an undo here) the view's placing names each piece to move: each
+    blinks in its colour on its target, the others stay lit; the blinking ends with
+    the placing (the next reveal, or the host's Done)."""
     show = Show(12)
     game = new_game()
-    show.update(view_of(game), 0.0, whole=True)
-    *steps, end = play_round(game, CARDS, view_of)
-    for message in steps:
-        show.update(message, 100.0)
-    queued = kinds(show)
-    show.update(end, 100.0)
-    assert kinds(show) == [*queued, "RoundEndStep"]
+    view = view_of(game)
+    placing = [["explorer", "Ana", 1], ["mambo", None, 0]]  # strip_view's short form
+    show.update(told({**view, "placing": placing}, {"type": "round_undone", "round": 1,
+                                                     "stopped_playback": False}), 0.0)
+    assert show.animated()
+    assert picture(show, 0.1) == "MABCK.d..d.."   # lit: every piece where it goes
+    assert picture(show, 0.7) == "..BCK.d..d.."   # dark: Mambo's and Ana's targets
+    show.update(told(view, {"type": "pieces_placed"}), 1.0)
+    assert picture(show, 1.7) == "MABCK.d..d.."   # steady again
 
 
 def test_a_view_alike_but_told_nothing_changes_nothing_that_plays() -> None:
@@ -216,9 +283,9 @@ def test_a_view_alike_but_told_nothing_changes_nothing_that_plays() -> None:
     messages = play_round(game, CARDS, view_of)
     show.update(messages[0], 100.0)
     show.update(messages[1], 100.0)
-    queued = kinds(show)
+    playing = show.step
     show.update(whole(view_of(game)), 100.2)  # a refresh of the end state
-    assert kinds(show) == queued
+    assert show.step is playing
 
 
 def test_a_skip_during_an_animation_draws_the_cursor_at_once() -> None:
@@ -246,7 +313,8 @@ def test_setup_intro_places_heaps_then_mambo_then_figures() -> None:
     game = new_game()
     show.update(told(view_of(game), {"type": "game_started", "players": PLAYERS},
                      {"type": "round_opened", "round": 1}), 0.0)
-    step, = show.steps
+    step = show.step
+    assert step is not None and kind(show) == "SetupStep"
     assert picture(show, 0.0) == "......d....."
     assert picture(show, step.seconds * 0.99) == "MABCK.d..d.."
     show.advance(step.seconds + 0.01)
@@ -270,8 +338,7 @@ def test_the_end_of_a_game_celebrates_the_winners() -> None:
         show.update(message, 10.0)
     *_, end = messages
     show.update(told(end, {"type": "game_over", "winners": game.winners()}), 10.0)
-    assert kinds(show)[-1] == "RoundEndStep"
-    assert show.steps[-1].cue == "win"
+    assert show.ending is not None and show.ending.cue == "win"
     show.advance(1000.0)
     assert show.animated()
     shown = {letter(colour).upper() for colour in show.draw(1000.3)[0]}
@@ -286,16 +353,15 @@ def test_the_cursors_step_cuts_the_strips_own_flourishes_short() -> None:
     show = Show(12)
     game = new_game()
     show.update(told(view_of(game), {"type": "game_started", "players": PLAYERS}), 0.0)
-    assert kinds(show) == ["SetupStep"]
+    assert kind(show) == "SetupStep"
     reveal, *rest, end = play_round(game, CARDS, view_of, pause_ms=2000)
     show.update(reveal, 0.5)   # the reveal comes while the intro plays
-    assert kinds(show) == ["RevealStep"]
+    assert kind(show) == "RevealStep"
     assert show.step_start == 0.5
     for message in rest:
         show.update(message, 2.5)
-    show.update(end, 2.6)   # the round's end, behind the last step
-    assert kinds(show)[-1] == "RoundEndStep"
+    show.update(end, 2.6)   # the round's end, over the last step
+    assert show.ending is not None
     second = play_round(game, {"Ana": 6, "Ben": 10, "Caro": 2}, view_of, pause_ms=2000)
     show.update(second[0], 3.0)   # the next round's reveal
-    assert "RoundEndStep" not in kinds(show)
-    assert kinds(show)[-1] == "RevealStep"
+    assert show.ending is None and kind(show) == "RevealStep"

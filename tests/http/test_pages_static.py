@@ -21,9 +21,10 @@ WEB = pages.WEB_DIR
 TEMPLATES = WEB / "templates"
 STATIC = WEB / "static"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
-DYNAMIC_PREFIXES = ("colour.", "level.", "hint.", "err.", "phase.", "replay.why.")
+DYNAMIC_PREFIXES = ("colour.", "level.", "hint.", "err.", "phase.", "replay.why.",
+                    "place.title.")
 """Keys built at run time from a value (a colour, a level, a hint or error code, the
-reason attract mode picked a game)."""
+reason attract mode picked a game, why pieces must be moved by hand)."""
 
 
 def load(lang: str) -> dict[str, str]:

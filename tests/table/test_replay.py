@@ -158,7 +158,9 @@ def test_attract_mode_starts_on_the_tables_clock_and_loops(tmp_path: Path) -> No
     # the strip draws the replay's board in the live view's shape
     assert strip_view(view)["positions"] == board["positions"]
     assert strip_view(view)["replay"] is True
-    assert strip_view(view)["playback"] == {"shown": board["playback"]["shown"]}
+    assert strip_view(view)["playback"] == {"round": 1, "step": 1,
+                                            "shown": board["playback"]["shown"]}
+    assert strip_view(view)["game_id"] == board["game_id"]  # the replay's moment
     assert "history" not in strip_view(view)  # only what the strip draws from
     first = replay_view["game_id"]
 

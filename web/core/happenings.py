@@ -198,6 +198,15 @@ class LobbyOpened:
 
 
 @dataclass(frozen=True, slots=True)
+class PiecesPlaced:
+    """The host said the wooden pieces stand where the displays say (the view's
+    ``placing`` is gone)."""
+
+    def public(self) -> dict[str, Any]:
+        return {"type": "pieces_placed"}
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsChanged:
     settings: Settings
 
@@ -227,7 +236,7 @@ class ReplayStopped:
 
 TableEvent = (SeatsChanged | GameStarted | PickMade | RoundResolved | StepShown
               | PlaybackEnded | RoundOpened | GameFinished | RoundUndone | LobbyOpened
-              | SettingsChanged | ReplayStarted | ReplayStopped)
+              | PiecesPlaced | SettingsChanged | ReplayStarted | ReplayStopped)
 
 
 def public_events(happened: tuple[TableEvent, ...]) -> list[dict[str, Any]]:

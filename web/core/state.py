@@ -29,6 +29,7 @@ from kalimambo.web.core.happenings import (
     GameStarted,
     LobbyOpened,
     PickMade,
+    PiecesPlaced,
     RoundOpened,
     RoundPlayed,
     RoundResolved,
@@ -39,6 +40,7 @@ from kalimambo.web.core.happenings import (
     TableEvent,
 )
 from kalimambo.web.core.names import fold
+from kalimambo.web.core.placing import Placing, jump, replayed, set_up
 from kalimambo.web.core.plans import (
     AddSeats,
     ChangeSettings,
@@ -84,6 +86,11 @@ class TableState:
         self.playback: Playback | None = None
         self.undone: int | None = None
         """The round just taken back, for every display to say so (until the next one)."""
+        self.placing: Placing | None = None
+        """The wooden pieces to move by hand after the board jumped (an undo, a skip, a
+        restart mid-round, a set-up), until the next reveal or the host's "Done"."""
+        self._skipped_from: BoardState | None = None
+        """The board on the displays when the host began skipping the playback."""
         self.epoch = 0
         """Grows on every undo and new game: a bot's late pick for an older state is
         dropped."""
@@ -93,14 +100,17 @@ class TableState:
     @classmethod
     def restore(cls, track_length: int, settings: Settings, seats: Sequence[Seat],
                 game: Game | None, rounds: Sequence[tuple[Mapping[str, int], int]],
-                picks: Mapping[str, int], replay_last: bool, now: float) -> TableState:
+                picks: Mapping[str, int], replay_last: bool, now: float,
+                placing: Placing | None = None) -> TableState:
         """The state as saved: ``game`` fresh from its set-up, then ``rounds`` (cards,
         Kali's card) played on it; ``replay_last`` plays the last round back again from
-        its first step (the table stopped mid-playback), else ``picks`` are the open
-        round's."""
+        its first step (the table stopped mid-playback: its pieces go back to where the
+        round found them), else ``picks`` are the open round's.  ``placing``: the pieces
+        that were waiting to be moved by hand."""
         state = cls(track_length, settings, seats)
         if game is None:
             return state
+        state.placing = placing
         before = None
         for i, (cards, kali) in enumerate(rounds):
             if i == len(rounds) - 1:
@@ -109,6 +119,7 @@ class TableState:
         state.game = game
         if before is not None and replay_last:
             state._begin_playback(before, now)
+            state.placing = replayed(len(rounds), before, board_of(game)) or placing
         elif not game.finished:
             state.picks = dict(picks)
         return state
@@ -153,7 +164,7 @@ class TableState:
             None if playback is None else (playback.round, playback.step, playback.total,
                                            playback.pacing, playback.pause_ms,
                                            playback.due),
-            self.undone, self.epoch, self.revision,
+            self.undone, self.placing, self.epoch, self.revision,
         )
 
     # -- seats ------------------------------------------------------------------------
@@ -308,6 +319,7 @@ class TableState:
                 return [SeatsChanged(self._names())]
             case StartGame(game=game):
                 self.game, self.picks, self.history, self.undone = game, {}, [], None
+                self.placing = set_up(board_of(game), tuple(game.setup.dung))
                 return [GameStarted(tuple(game.players)), *self._opened()]
             case PickCard(round=round_no, player=player, card=card):
                 self.picks = {**self.picks, player: card}
@@ -316,7 +328,9 @@ class TableState:
                 return self._resolve(plan, now)
             case UndoRound(round=round_no, stops_playback=stops):
                 assert self.game is not None
+                shown = self.shown_board()
                 self.game.undo()
+                self.placing = jump("undo", round_no, shown, board_of(self.game))
                 self.history.pop()
                 self.picks, self.playback, self.undone = {}, None, round_no
                 self.epoch += 1
@@ -324,7 +338,7 @@ class TableState:
             case OpenLobby(seats=seats, stops_playback=stops):
                 self.seats = list(seats)
                 self.game, self.history, self.picks = None, [], {}
-                self.playback, self.undone = None, None
+                self.playback, self.undone, self.placing = None, None, None
                 self.epoch += 1
                 return [LobbyOpened(bool(seats), stops)]
             case ChangeSettings(settings=settings):
@@ -333,6 +347,14 @@ class TableState:
                     self.playback.set_pacing(settings.pacing, settings.pause_ms, now)
                 return [SettingsChanged(settings)]
         raise TypeError(f"not a plan: {plan!r}")  # pragma: no cover
+
+    def shown_board(self) -> BoardState:
+        """The board the displays show (and the people have): as of the playback's
+        cursor while a round is played back, else the game's."""
+        assert self.game is not None
+        if self.playback is not None and not self.playback.done:
+            return self.playback.board()
+        return board_of(self.game)
 
     def _names(self) -> tuple[str, ...]:
         return tuple(seat.name for seat in self.seats)
@@ -390,17 +412,36 @@ class TableState:
         calling this until the playback has ended (the service does it at once, under
         its lock): each step is a change of its own, so no message carries the rest of
         the round."""
-        self._not_playing().jump()
+        playback = self._not_playing()
+        if not playback.skipped:
+            self._skipped_from = playback.board()
+        playback.jump()
         return self._stepped()
 
     def _stepped(self) -> list[TableEvent]:
         playback = self.playback
         assert playback is not None
         self.revision += 1
+        if playback.step == 1:
+            self.placing = None  # the reveal: the people's board is the displays' again
         happened: list[TableEvent] = [step_shown(playback)]
         if playback.done:
+            if playback.skipped and self._skipped_from is not None:
+                self.placing = jump("skip", playback.round, self._skipped_from,
+                                    playback.board())
+                self._skipped_from = None
             happened += [playback_ended(playback), *self._opened()]
         return happened
+
+    def placed(self) -> list[TableEvent]:
+        """The host's "Done": the pieces are where the displays say; the strip stops
+        marking them."""
+        if self.placing is None:
+            raise conflict("nothing_to_place", "There are no pieces to move by hand "
+                                               "right now.")
+        self.placing = None
+        self.revision += 1
+        return [PiecesPlaced()]
 
     def check_hint(self) -> Game:
         """The game a hint is asked for (hints on, a round to pick)."""

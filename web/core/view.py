@@ -81,6 +81,8 @@ def public_view(state: TableState, around: Surroundings,
         "last_round": history[-1] if history else None,
         "winners": game.winners() if game and game.finished and not playing else [],
         "undone": state.undone,
+        # a skip's pieces to move come with the playback's end, as the round's end does
+        "placing": state.placing.public() if state.placing and not last_step else None,
         "game_id": around.game_id,
         "join_url": around.join_url,
         "hints": settings.hints,

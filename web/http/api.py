@@ -126,7 +126,9 @@ def game_record(game_id: int) -> Response:
 
 @bp.get("/leds")
 def leds() -> Response:
-    return answer({"leds": [list(rgb) for rgb in service().lights_frame()]})
+    frame, seen = service().lights_frame()
+    return answer({"leds": [list(rgb) for rgb in frame],
+                   "seen": [list(rgb) for rgb in seen]})
 
 
 @bp.get("/local")
@@ -238,6 +240,15 @@ def host_undo() -> Response:
     table = host_only()
     body()
     table.undo()
+    return raw_answer(table.view_json)
+
+
+@bp.post("/host/placed")
+def host_placed() -> Response:
+    """The host's "Done" after moving the pieces the view's ``placing`` named."""
+    table = host_only()
+    body()
+    table.placed()
     return raw_answer(table.view_json)
 
 

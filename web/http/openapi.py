@@ -27,6 +27,10 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 INT = {"type": "integer"}
+LED_FRAME = {"type": "array", "items": {
+    "type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255},
+    "minItems": 3, "maxItems": 3}}
+"""One colour per LED, in the strip's order."""
 NAME = {"type": "string", "minLength": 1, "maxLength": NAME_MAX,
         "description": "any script; at least one visible character; compared folded "
                        "(NFKC, case, look-alikes: docs/LIMITS.md)", "examples": ["Oma"]}
@@ -82,6 +86,7 @@ SCHEMAS: dict[str, Any] = {
             "winners": {"type": "array", "items": STR},
             "playback": _nullable(ref("Playback")),
             "undone": _nullable(INT),
+            "placing": _nullable(ref("Placing")),
             "game_id": INT, "join_url": STR, "hints": BOOL,
             "lights": ref("Lights"), "storage": ref("Storage"),
             "day_start": {"type": "number", "description": "when the table's day began "
@@ -111,6 +116,20 @@ SCHEMAS: dict[str, Any] = {
                                       "playback": ref("Playback")}}},
                "description": "a stored game being played back (the host's replay, or "
                               "attract mode): board has the live view's board keys"},
+    "Placing": {"type": "object", "required": ["reason", "round", "moves"],
+                "properties": {
+                    "reason": {"enum": ["undo", "skip", "restart", "setup"]},
+                    "round": INT,
+                    "moves": {"type": "array", "items": {
+                        "type": "object", "required": ["piece", "to"],
+                        "properties": {
+                            "piece": {"enum": ["explorer", "kali", "mambo", "heap"]},
+                            "name": STR, "from": INT, "to": INT}}}},
+                "description": "the wooden pieces to move by hand after the board jumped "
+                               "(an undo, a skip, a restart mid-round, a new game's "
+                               "set-up): name (explorers and Kali), from (left out: "
+                               "wherever it stands) and to; until the "
+                               "next reveal or the host's POST /host/placed"},
     "Step": {"type": "object", "required": ["kind", "first", "skipped"],
              "properties": {"kind": STR, "first": INT, "skipped": BOOL},
              "description": "skipped: the host skipped to this step; displays draw it "
@@ -252,10 +271,11 @@ PATHS: dict[str, Any] = {
                      "schema": {"type": "integer", "minimum": 0,
                                 "maximum": 9223372036854775807}}])},
     "/api/v1/leds": {"get": _op("the strip's frame", {**_ok({
-        "type": "object", "required": ["leds"],
-        "properties": {"leds": {"type": "array", "items": {
-            "type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255},
-            "minItems": 3, "maxItems": 3}}}}), **_errors(503)})},
+        "type": "object", "required": ["leds", "seen"],
+        "properties": {"leds": LED_FRAME, "seen": LED_FRAME},
+        "description": "leds: the frame the strip is sent (after gamma, the brightness "
+                       "cap and the power limit); seen: the same as a person sees the "
+                       "LEDs, before those"}), **_errors(503)})},
     "/api/v1/local": {"get": _op("what the table's own screen may know (no secret)", {**_ok({
         "type": "object", "required": ["local"],
         "properties": {"local": BOOL, "host_qr": BOOL}}), **_errors()})},
@@ -302,6 +322,8 @@ PATHS: dict[str, Any] = {
         **_host("pick for a hosted seat", _ok(ref("Pick")), 409, body=PICK_BODY),
         "parameters": [SEAT_ID], "operationId": "hostedSeatPick"}},
     "/api/v1/host/undo": {"post": _host("take the last round back", _ok(VIEW), 409)},
+    "/api/v1/host/placed": {"post": _host("the pieces the view's placing named are moved",
+                                          _ok(VIEW), 409)},
     "/api/v1/host/new": {"post": _host("a new game", _ok(VIEW), 409,
                                        body=_body({"keep_seats": BOOL}))},
     "/api/v1/host/settings": {"post": _host("hints, pacing and the booth's settings", _ok({

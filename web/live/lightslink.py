@@ -62,6 +62,7 @@ class LightsLink:
         self._backend = "none"
         self._error: str | None = None
         self._frame: list[RGB] | None = None
+        self._seen: list[RGB] | None = None
         self._frame_ready = threading.Event()
         self._status_seen = threading.Event()
         self._watch_until = 0.0
@@ -117,7 +118,7 @@ class LightsLink:
                 return
             self.channel = None
             self._watch_until = 0.0
-            self._frame = None
+            self._frame = self._seen = None
             self._error = f"{DOWN_ERROR} ({channel.reason})"
         log.warning("lights: the lights process went away: %s", channel.reason)
         self.on_change()
@@ -134,10 +135,11 @@ class LightsLink:
         elif kind == "frame":
             try:
                 frame = leds_from_hex(str(message.get("leds", "")))
+                seen = leds_from_hex(str(message["seen"])) if "seen" in message else frame
             except ValueError as error:
                 log.warning("lights: a bad frame: %s", error)
                 return
-            self._frame = frame
+            self._frame, self._seen = frame, seen  # an older lights process: as sent
             self._frame_ready.set()
         elif kind == "command":
             name = str(message.get("name"))
@@ -209,19 +211,27 @@ class LightsLink:
 
     def frame(self) -> list[RGB]:
         """What the strip shows now (dark while the lights process is away)."""
+        return self.frames()[0]
+
+    def frames(self) -> tuple[list[RGB], list[RGB]]:
+        """The frame the strip is sent and the same as a person sees it (``seen``:
+        before gamma and the power limit), both dark while the lights process is away."""
+        dark: list[RGB] = [(0, 0, 0)] * self.led_count
         now = time.monotonic()
         with self._lock:
             channel = self.channel
             if channel is None or channel.closed:
-                return [(0, 0, 0)] * self.led_count
+                return dark, dark
             if now >= self._watch_until - WATCH_S / 2:
                 if now >= self._watch_until:
                     self._frame_ready.clear()
                 self._watch_until = now + WATCH_S
                 channel.send({"type": "watch", "seconds": WATCH_S})
         self._frame_ready.wait(FIRST_FRAME_S)
-        frame = self._frame
-        return list(frame) if frame is not None else [(0, 0, 0)] * self.led_count
+        frame, seen = self._frame, self._seen
+        if frame is None or seen is None:
+            return dark, dark
+        return list(frame), list(seen)
 
     def status(self) -> dict[str, Any]:
         """The strip's status for the public view (docs/CONTRACTS.md)."""

@@ -156,8 +156,9 @@ class TableService:
         return self.broadcaster.stream(start, lambda: table.current,
                                        on_close=lambda: table.stream_closed(token))
 
-    def lights_frame(self) -> list[tuple[int, int, int]]:
-        return self.lights.frame()
+    def lights_frame(self) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+        """The strip's frame as sent, and as a person sees it."""
+        return self.lights.frames()
 
     def lights_retry(self) -> dict[str, Any]:
         if not self.lights.retry():

@@ -4,7 +4,11 @@
    it is sent), with a line of narration; the join QR code, the score table, and at
    the end the winners and a chart of minus points over the rounds.
 
-   A page (re)loaded mid-playback shows the board at the cursor and goes on from there. */
+   One moment at a time: a step that comes while another is animated ends that one at
+   once (its figures land where it leaves them), so the page is on the table's step
+   however fast the host presses "Next"; every part of the page draws the view of the
+   step it shows (body[data-moment] names it).  A page (re)loaded mid-playback shows the
+   board at the cursor and goes on from there. */
 
 import { api } from "./common/api.js";
 import { $ } from "./common/dom.js";
@@ -13,6 +17,7 @@ import { live } from "./common/live.js";
 import { startPage } from "./common/page.js";
 import { storageGet } from "./common/storage.js";
 import { renderChart } from "./board/chart.js";
+import { renderPlacing } from "./common/placing.js";
 import { renderLeaderboard } from "./board/leaderboard.js";
 import { loadLocal, ownScreen, renderLobby, wireLobby } from "./board/lobby.js";
 import { gameOver, narrate, playbackCaption, say } from "./board/narration.js";
@@ -25,6 +30,8 @@ import { cue, unlockOnGesture } from "./board/sound.js";
 import { newBoard, snapshot } from "./board/state.js";
 import { startStrip } from "./board/strip.js";
 
+/** @typedef {import("./common/api.js").View} View */
+
 /** What the board shows now: the page's one, passed to every part that draws it. */
 const board = newBoard();
 
@@ -32,6 +39,11 @@ const board = newBoard();
 function stepKey(view) {
   const p = view.playback;
   return p ? `${view.game_id}/${p.round}/${p.step}` : `${view.game_id}/-`;
+}
+
+/** The moment the whole page shows from now on (the strip's own is the same key). */
+function showMoment(view) {
+  document.body.dataset.moment = stepKey(view);
 }
 
 /* What the table says happened, as the board acts on it (view.happened): nothing here
@@ -49,9 +61,13 @@ function told(tableView) {
     !PLAYBACK.has(ev.type) || Boolean(ev.replay) === replaying);
 }
 
-/** Animate one step's events over the board as it was before the step. */
-async function animate(step, view) {
+/** Animate one step's events over the board as it was before the step; at once, without
+    waiting, when `cut()` says a newer step has come.
+    @param {import("./board/state.js").Queued["step"]} step  @param {View} view
+    @param {() => boolean} cut */
+async function animate(step, view, cut) {
   const shown = /** @type {import("./board/state.js").Shown} */ (board.shown);
+  board.round = step.round;
   // the step on the board from now on (a round's end is told over its last step, which
   // stays on the board until the next round's reveal)
   if (step.kind !== "round_end") document.body.dataset.playing = stepKey(view);
@@ -61,17 +77,17 @@ async function animate(step, view) {
   for (let index = 0; index < events.length; index += 1) {
     const ev = events[index];
     const text = narrate(ev, index, events, round, view);
-    cue(ev, board);  // the booth's sound, as the cursor's step is animated
+    if (!cut()) cue(ev, board);  // the booth's sound, as the cursor's step is animated
     if (ev.type === "reveal") board.cards = ev;
     if (ev.type === "move") {
       say(text);
       drawRing(board);
-      await slide(figureKey(ev.figure), ev.from_space, ev.to_space, view);
+      await slide(figureKey(ev.figure), ev.from_space, ev.to_space, view, cut);
       shown.positions.set(ev.figure, ev.to_space);
     } else if (ev.type === "rhino_run") {
       say(text);
       drawRing(board);
-      await slide(MAMBO, ev.from_space, ev.to_space, view);
+      await slide(MAMBO, ev.from_space, ev.to_space, view, cut);
       shown.rhino = ev.to_space;
       board.hit = figureKey(ev.rammed);
     } else if (ev.type === "dung") {
@@ -91,25 +107,35 @@ async function animate(step, view) {
     renderScores(board);
   }
   // a short rest before the next step: within the table's time for this one
-  await wait(Math.min(600, step.seconds ? step.seconds * 1000 : pause(view)));
+  await wait(Math.min(600, step.seconds ? step.seconds * 1000 : pause(view)), cut);
   board.hit = null;
   board.flashHeap = null;
 }
 
+/** Animate the steps that came, one at a time; a step with another behind it is drawn
+    at once (so none ever waits behind another). */
 async function play() {
   if (board.playing) return;
   board.playing = true;
   while (board.queue.length) {
     const { step, view } = /** @type {import("./board/state.js").Queued} */ (board.queue.shift());
-    await animate(step, view);
+    const generation = board.generation;
+    const cut = () => board.queue.length > 0 || board.generation !== generation;
+    board.view = view;  // every part of the page draws this step's moment
+    showMoment(view);
+    renderSide();
+    await animate(step, view, cut);
     // With nothing more to animate the board is as the newest view has it: the
     // playback's end (its own view right after the last step), or a skip or an undo
     // that came meanwhile.
-    const latest = /** @type {import("./common/api.js").View} */ (board.queue.length ? view : board.view);
+    const latest = /** @type {View} */ (board.queue.length ? view : board.latest);
     board.shown = snapshot(latest);
     document.body.dataset.step = stepKey(latest);
   }
   board.playing = false;
+  board.round = null;
+  board.view = board.latest;
+  showMoment(/** @type {View} */ (board.view));
   render();
 }
 
@@ -118,7 +144,10 @@ async function play() {
 function drawAfresh(view) {
   const p = view.playback;
   board.queue = [];
+  board.generation += 1;  // what is being animated ends at once
+  board.view = view;
   board.shown = snapshot(view);
+  showMoment(view);
   // mid-playback the round's cards stay on the ring (its reveal has been shown)
   board.cards = view.phase === "playing" && p
     ? (p.shown || []).find((ev) => ev.type === "reveal") || null : null;
@@ -129,18 +158,21 @@ function drawAfresh(view) {
 function onView(tableView, whole) {
   const view = shownView(tableView);  // a replay's board, or the table's own
   board.table = tableView;
-  board.view = view;
+  board.latest = view;
+  if (!board.playing) board.view = view;  // else the step being animated keeps its own
   const shown = (view.playback && view.playback.shown) || [];
   let acted = false;
   for (const ev of whole || !board.shown ? [] : told(tableView)) {
+    const round = ev.round || 0;
     if (ev.type === "step_shown") {  // the cursor moved: animate that step
       const events = shown.slice(ev.first, ev.first + ev.count);
-      board.queue.push({ step: { kind: ev.kind, events, seconds: ev.seconds }, view });
+      board.queue.push({ step: { kind: ev.kind, events, seconds: ev.seconds, round }, view });
       acted = true;
     } else if (ev.type === "playback_ended" && !ev.skipped && shown.length > ev.first) {
       // the round's closing event, held back for the end, is told now
       const events = shown.slice(ev.first);
-      board.queue.push({ step: { kind: "round_end", events, seconds: ev.seconds }, view });
+      board.queue.push({ step: { kind: "round_end", events, seconds: ev.seconds, round },
+        view });
       acted = true;
     } else if (START_AFRESH.has(ev.type)) {
       drawAfresh(view);
@@ -152,6 +184,7 @@ function onView(tableView, whole) {
   else if (!board.playing && !acted) {
     board.shown = snapshot(view);
     document.body.dataset.step = stepKey(view);
+    showMoment(view);
     render();
   } else if (board.playing) renderSide();
   renderControls();
@@ -163,6 +196,7 @@ function renderSide() {
   document.body.dataset.phase = view.phase;
   document.body.classList.toggle("over", view.phase === "finished" && !board.playing);
   renderLobby(board);
+  renderPlacing($("placing"), view);
   renderScores(board);
   renderLeaderboard(board);
   renderSheetLink(board);
@@ -269,5 +303,20 @@ wireControls();
 wireReplay(board);
 unlockOnGesture(board);
 findHost();
-if (new URLSearchParams(window.location.search).get("leds") === "1") startStrip();
-live(onView);
+/* The picture of the strip: shown whenever the strip is simulated (there is no other to
+   see), on a real strip only when asked (?leds=1); ?leds=0 hides it. */
+const ledsWanted = new URLSearchParams(window.location.search).get("leds");
+let stripShown = false;
+
+/** @param {View} view */
+function showStripIfSimulated(view) {
+  const simulated = Boolean(view.lights && view.lights.backend === "sim");
+  if (stripShown || ledsWanted === "0" || !(ledsWanted === "1" || simulated)) return;
+  stripShown = true;
+  startStrip();
+}
+
+live((tableView, whole) => {
+  onView(tableView, whole);
+  showStripIfSimulated(tableView);
+});

@@ -9,6 +9,7 @@ import { $, setText } from "./common/dom.js";
 import { onLang, t } from "./common/i18n.js";
 import { live } from "./common/live.js";
 import { playbackLine } from "./common/playline.js";
+import { renderPlacing } from "./common/placing.js";
 import { nameCounter } from "./common/namecount.js";
 import { startPage } from "./common/page.js";
 import { clearToast, toast } from "./common/toast.js";
@@ -98,6 +99,7 @@ function render() {
   if (!logged || !view) return;
   const lobby = view.phase === "lobby";
   setText($("game-status"), gameStatus(view));
+  renderPlacing($("placing"), view);
   $("undo").hidden = lobby || (!(view.history || []).length && view.phase !== "playing");
   $("record").hidden = lobby;
   $("lobby-tools").hidden = !lobby;
@@ -155,6 +157,8 @@ $("setup-form").addEventListener("submit", (event) => {
   event.preventDefault();
   act(null, "POST", "/host/start", { setup: enteredSetup() });
 });
+$("placing-done").addEventListener("click", () =>
+  act($("placing-done"), "POST", "/host/placed", {}));
 $("lights-retry").addEventListener("click", () =>
   act($("lights-retry"), "POST", "/host/lights/retry", {}));
 $("hints").addEventListener("change", () =>

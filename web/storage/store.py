@@ -141,6 +141,8 @@ class SettingKey:
     """The host's settings (``Settings``): hints on or off, the pacing and its pause."""
     PLAYBACK: Final = "playback"
     """``[game id, round]`` while that round is played back (a restart plays it again)."""
+    PLACING: Final = "placing"
+    """``[game id, the view's placing]`` while wooden pieces wait to be moved by hand."""
     ATTRACT: Final = "attract"
     ATTRACT_AFTER_S: Final = "attract_after_s"
     SOUND: Final = "sound"

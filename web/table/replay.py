@@ -476,21 +476,32 @@ class Replays:
         return self.running.skip_step(now)
 
 
-STRIP_KEYS = ("version", "phase", "track_length", "rhino", "positions", "dung", "setup",
-              "winners", "happened")
+STRIP_KEYS = ("version", "phase", "game_id", "track_length", "rhino", "positions", "dung",
+              "setup", "winners", "happened")
 """What the strip draws from (docs/LIGHTS-PROTOCOL.md), besides the seats' names and
 colours and the playback's ``shown``.  Nothing else goes to the lights process: not the
 history, the join address or the host's settings, so its messages stay small."""
 
 
+def strip_marks(placing: dict[str, Any] | None) -> list[list[Any]] | None:
+    """The view's ``placing`` as the strip needs it, short: ``[piece, name, to]`` each."""
+    if not placing:
+        return None
+    return [[move["piece"], move.get("name"), move["to"]] for move in placing["moves"]]
+
+
 def strip_view(view: dict[str, Any]) -> dict[str, Any]:
     """What the strip draws: the board (during a replay the replay's, in the live
-    view's shape), what happened, and whether a replay is on."""
+    view's shape), the playback's cursor (the moment it shows), what happened, the
+    pieces to move by hand (the table's own, never during a replay), and whether a
+    replay is on."""
     running = view.get("replay")
     board = {**view, **running["board"]} if running else view
     playback = board.get("playback")
     return {**{key: board.get(key) for key in STRIP_KEYS},
             "seats": [{"name": seat["name"], "colour": seat["colour"]}
                       for seat in board.get("seats") or []],
-            "playback": {"shown": playback["shown"]} if playback else None,
+            "playback": {"round": playback["round"], "step": playback["step"],
+                         "shown": playback["shown"]} if playback else None,
+            "placing": None if running else strip_marks(view.get("placing")),
             "replay": bool(running)}

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from kalimambo.engine.game import Game
 from kalimambo.engine.setup import Setup
 from kalimambo.web.core.happenings import Settings
+from kalimambo.web.core.placing import Placing
 from kalimambo.web.core.seats import Seat, new_seat_id
 from kalimambo.web.core.state import TableState
 from kalimambo.web.storage.store import SeatRow, SettingKey, StorageError, Store
@@ -71,4 +72,12 @@ def restore(store: Store, track_length: int, settings: Settings,
     replay_last = store.setting(SettingKey.PLAYBACK, None) == [row.id, len(rounds)]
     picks = store.picks(row.id, len(rounds) + 1)  # used only if a round is open
     return row.id, TableState.restore(row.track_length, settings, seats, game, rounds,
-                                      picks, replay_last, now)
+                                      picks, replay_last, now, stored_placing(store, row.id))
+
+
+def stored_placing(store: Store, game_id: int) -> Placing | None:
+    """The pieces that were waiting to be moved by hand in game ``game_id``, if any."""
+    kept = store.setting(SettingKey.PLACING, None)
+    if isinstance(kept, list) and len(kept) == 2 and kept[0] == game_id:
+        return Placing.from_public(kept[1])
+    return None

@@ -51,7 +51,13 @@ from kalimambo.web.table.publisher import Change, Listener, Publisher
 from kalimambo.web.table.records import Records
 from kalimambo.web.table.replay import SETTINGS as BOOTH_SETTINGS
 from kalimambo.web.table.replay import Replays, check_settings
-from kalimambo.web.table.restore import count_restart, restore, seat_rows, stored_settings
+from kalimambo.web.table.restore import (
+    count_restart,
+    restore,
+    seat_rows,
+    stored_placing,
+    stored_settings,
+)
 from kalimambo.web.table.streams import StreamCounter
 from kalimambo.web.table.tasks import InlineRunner
 from kalimambo.web.table.thinking import RoundKey, Thinking, round_key
@@ -87,6 +93,8 @@ class Table:
         self.live = LiveMode(self.state, self.replays)
         self.replaying = ReplayMode(self.state, self.replays)
         self.records = Records(store, self.lock, lambda: (self.game_id, self.state.game))
+        self._kept_placing = stored_placing(store, self.game_id)
+        self._keep_placing()  # a restart mid-playback names the round's pieces
         self._changed()
         self._ask_bots()  # after a restart mid-round, computer players pick again
 
@@ -165,6 +173,7 @@ class Table:
                 self._mark_playing(None)
         ending = next((i for i, event in enumerate(happened)
                        if isinstance(event, PlaybackEnded)), 0)
+        self._keep_placing()
         if ending:
             last = happened[ending]
             assert isinstance(last, PlaybackEnded)
@@ -288,6 +297,17 @@ class Table:
             self._after(self.state.apply(plan, self.clock()))
 
     # -- the playback (the game's, or a replay's: ``mode``) --------------------------
+    def _keep_placing(self) -> None:
+        """Keep in the store the pieces waiting to be moved by hand (when they change),
+        so a restart still names them."""
+        placing = self.state.placing
+        if placing == self._kept_placing:
+            return
+        self._kept_placing = placing
+        with contextlib.suppress(StorageError):  # the displays say it all the same
+            self.store.set_settings({SettingKey.PLACING: [self.game_id, placing.public()]
+                                     if placing else None})
+
     def _mark_playing(self, value: list[int] | None) -> None:
         """Keep in the store which round is being played, so a restart plays it again."""
         with contextlib.suppress(StorageError):  # the round itself is stored already
@@ -338,6 +358,12 @@ class Table:
                 ended = any(isinstance(event, PlaybackEnded) for event in happened)
                 self._after(happened)
             return mode.answer(self.current.view)
+
+    def placed(self) -> None:
+        """The host's "Done": the wooden pieces stand where the displays say (409
+        ``nothing_to_place`` when none were waiting)."""
+        with self.lock:
+            self._after(self.state.placed())
 
     # -- computer players and hints ------------------------------------------------------
     def _ask_bots(self) -> None:

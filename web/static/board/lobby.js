@@ -30,7 +30,7 @@ function phaseText(board) {
   if (view.phase === "lobby") {
     return ringHidden() ? t("board.waiting", { count: seats.length }) : "";
   }
-  if (board.playing && board.cards) return t("phase.picking", { round: board.cards.round });
+  if (board.playing && board.round) return t("phase.picking", { round: board.round });
   if (view.phase === "finished") return t("phase.finished");
   // during a playback nobody picks: no "0 of 3 have picked" for the round to come
   if (view.phase === "playing" && view.playback) {

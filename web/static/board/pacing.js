@@ -3,7 +3,17 @@
 
 /** @typedef {import("../common/api.js").View} View */
 
-export const wait = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+/** Wait `ms`, or less: the wait ends as soon as `cut()` says a newer step has come.
+    @param {number} ms  @param {() => boolean} [cut] */
+export const wait = (ms, cut = () => false) => new Promise((resolve) => {
+  const end = performance.now() + ms;
+  const tick = () => {
+    const left = end - performance.now();
+    if (left <= 0 || cut()) resolve(undefined);
+    else setTimeout(tick, Math.min(25, left));
+  };
+  tick();
+});
 
 const paceOverride = Number(new URLSearchParams(window.location.search).get("pace")) || null;
 

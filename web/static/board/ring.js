@@ -161,7 +161,7 @@ function drawCentre(board, ring, length) {
     small = t((view.winners || []).length === 1 ? "board.winner" : "board.winners",
       { names: (view.winners || []).join(", ") });
   } else {
-    const round = board.playing && board.cards ? board.cards.round : view.round;
+    const round = board.playing && board.round ? board.round : view.round;
     big = t("phase.picking", { round });
     // how many have picked is said once, on the phase line beside the ring
     if (!board.playing && view.phase === "picking") small = t("board.pick_now");
@@ -182,9 +182,10 @@ function drawCentre(board, ring, length) {
 }
 
 /** Slide a figure forward round the ring from one space to another (of `view`'s track,
-    at its pace).  @param {string} key  @param {number} from  @param {number} to
-    @param {View} view */
-export function slide(key, from, to, view) {
+    at its pace); it lands at once when `cut()` says a newer step has come.
+    @param {string} key  @param {number} from  @param {number} to
+    @param {View} view  @param {() => boolean} [cut] */
+export function slide(key, from, to, view, cut = () => false) {
   return new Promise(/** @param {(value?: void) => void} resolve */ (resolve) => {
     const node = figureNodes.get(key);
     const L = trackLength(view);
@@ -195,7 +196,7 @@ export function slide(key, from, to, view) {
     const duration = Math.min(0.4 * pause(view), Math.max(120, steps * 110));
     const start = performance.now();
     function frame(now) {
-      const f = Math.min(1, (now - start) / duration);
+      const f = cut() ? 1 : Math.min(1, (now - start) / duration);  // a newer step: land
       const eased = f < 0.5 ? 2 * f * f : 1 - ((-2 * f + 2) ** 2) / 2;
       node.setAttribute("transform", at(point(from + steps * eased, L, R)));
       if (f < 1) requestAnimationFrame(frame);

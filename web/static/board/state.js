@@ -6,21 +6,29 @@
 /** @typedef {import("../common/api.js").View} View */
 /** @typedef {{rhino: number | null, positions: Map<string, number>, minus: Map<string, number>,
       rounds: number, dung: number[]}} Shown */
-/** @typedef {{step: {kind: string, events: any[], seconds: number}, view: View}} Queued */
+/** @typedef {{step: {kind: string, events: any[], seconds: number, round: number},
+      view: View}} Queued */
 
-/** @typedef {{view: View | null, table: View | null,
-      shown: Shown | null, queue: Queued[], playing: boolean,
+/** @typedef {{view: View | null, latest: View | null, table: View | null,
+      shown: Shown | null, queue: Queued[], playing: boolean, round: number | null,
+      generation: number,
       cards: {round: number, cards: Record<string, number>, kali: number} | null,
       hit: string | null, flashHeap: number | null}} Board */
 
 /** A board with nothing shown yet (board.js makes the page's one).  @returns {Board} */
 export function newBoard() {
   return {
-    view: null,       // what the board draws: the table's view, or a replay's board over it
+    view: null,       // what every part of the page draws now: the view of the step being
+                      // animated, else the newest (the table's, or a replay's board over it)
+    latest: null,     // the newest view, drawn once no step is being animated
     table: null,      // the table's own view (board/replay.js)
     shown: null,      // what the ring shows now: {rhino, positions, minus, rounds, dung}
-    queue: [],        // steps still to animate: {step, view}
+    queue: [],        // steps come in but not yet begun: {step, view}; a step that has
+                      // one behind it is drawn at once, never animated (none waits)
     playing: false,
+    round: null,      // the round of the step being animated (the header and the ring's)
+    generation: 0,    // grows when the board is drawn afresh: an animation of an older
+                      // generation ends at once
     cards: null,      // the cards of the round being played, for badges
     hit: null,        // the figure key just hit (ring.js figureKey)
     flashHeap: null,

@@ -1,4 +1,6 @@
-/* The simulated light strip under the board (?leds=1): the table's LED colours, polled. */
+/* The picture of the light strip beside the board (board.js says when): the LEDs'
+   colours as a person sees them (the API's `seen`: not the gamma-corrected numbers the
+   strip is sent, which would draw the yellow figure brown and Mambo dark), polled. */
 
 import { $, el } from "../common/dom.js";
 import { api } from "../common/api.js";
@@ -7,7 +9,7 @@ async function poll() {
   try {
     const data = await api("GET", "/leds");
     const box = $("leds");
-    const leds = data.leds || [];
+    const leds = data.seen || data.leds || [];
     while (box.children.length > leds.length) box.children[box.children.length - 1].remove();
     while (box.children.length < leds.length) box.appendChild(el("span"));
     leds.forEach((rgb, i) => {

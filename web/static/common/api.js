@@ -16,13 +16,18 @@ import { currentLang, hasMessage, t } from "./i18n.js";
    @typedef {{type: string, round?: number, step?: number, kind?: string, first?: number,
      count?: number, seconds?: number, skipped?: boolean, replay?: boolean,
      game_id?: number}} Happened
+   @typedef {{piece: "explorer" | "kali" | "mambo" | "heap", name?: string,
+     from?: number | null, to: number}} PieceMove
+   @typedef {{reason: "undo" | "skip" | "restart" | "setup", round: number,
+     moves: PieceMove[]}} Placing
    @typedef {{backend: string, ok: boolean, error: string | null, playing: boolean,
      connected: boolean, pacing: string, pause_ms: number}} Lights
    @typedef {{version: number, phase: "lobby" | "picking" | "playing" | "finished",
      round: number, track_length: number, seats: Seat[], rhino: number | null,
      positions: Record<string, number>, dung: number[], dung_points: number,
      setup: any, last_round: RoundEntry | null, history: RoundEntry[], winners: string[],
-     playback: Playback | null, undone: number | null, game_id: number | null,
+     playback: Playback | null, undone: number | null, placing: Placing | null,
+     game_id: number | null,
      join_url: string, hints: boolean, lights: Lights, day_start: number, replay: any,
      happened: Happened[],
      booth: {attract: boolean, attract_after_s: number, sound: boolean},

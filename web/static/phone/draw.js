@@ -5,6 +5,7 @@ import { fillStory, renderHand as drawCards, revealList, story } from "../common
 import { modal } from "../common/dialog.js";
 import { $, el } from "../common/dom.js";
 import { colourTag, t } from "../common/i18n.js";
+import { renderPlacing } from "../common/placing.js";
 import { playbackLine } from "../common/playline.js";
 import { mySeat } from "./state.js";
 
@@ -204,6 +205,7 @@ export function render(phone) {
   if (view.phase !== "picking") phone.selected = null;
   if (phone.selected !== null && !phone.me.hand.includes(phone.selected)) phone.selected = null;
   renderStatus(phone);
+  renderPlacing($("placing"), view);
   renderOver(phone);
   $("hand").hidden = view.phase === "finished";
   $("status").hidden = !$("status").textContent;

@@ -1,0 +1,48 @@
+/* The wooden pieces to move by hand (the view's `placing`): after an undo, a skip, a
+   restart mid-round or a new game's set-up the board jumps instead of following a step,
+   and every page says which piece goes where ("Ana: back from space 12 to 5") while
+   the strip blinks each target, until the next reveal or the host's "Done". */
+
+import { el, setText } from "./dom.js";
+import { t } from "./i18n.js";
+
+/** @typedef {import("./api.js").View} View */
+/** @typedef {import("./api.js").PieceMove} PieceMove */
+
+/** The piece's name in words: a player's name as typed, Kali, Mambo, a heap.
+    @param {PieceMove} move */
+function pieceName(move) {
+  if (move.piece === "mambo") return t("figure.mambo");
+  if (move.piece === "kali") return t("figure.kali");
+  return move.name || "";
+}
+
+/** One line: what to do with one piece.  @param {PieceMove} move  @param {string} reason */
+export function moveLine(move, reason) {
+  if (move.piece === "heap") return t("place.heap", { to: move.to });
+  const name = pieceName(move);
+  if (move.from === undefined || move.from === null) return t("place.to", { name, to: move.to });
+  const key = reason === "undo" ? "place.back" : "place.move";
+  return t(key, { name, from: move.from, to: move.to });
+}
+
+/** The heading: why the pieces must be moved.  @param {NonNullable<View["placing"]>} placing */
+export function placingTitle(placing) {
+  return t(`place.title.${placing.reason}`, { round: placing.round });
+}
+
+/** Fill a placing box (a section with an h2 and a ul; hidden when there is nothing to
+    move).  Each line carries the piece and its target for the tests and for styling.
+    @param {HTMLElement} box  @param {View | null} view */
+export function renderPlacing(box, view) {
+  const placing = view && !view.replay ? view.placing : null;
+  box.hidden = !placing;
+  if (!placing) return;
+  setText(/** @type {HTMLElement} */ (box.querySelector("h2")), placingTitle(placing));
+  const list = /** @type {HTMLElement} */ (box.querySelector("ul"));
+  list.textContent = "";
+  for (const move of placing.moves) {
+    list.appendChild(el("li", { dataset: { piece: move.piece, name: move.name || "",
+      to: String(move.to) } }, moveLine(move, placing.reason)));
+  }
+}
