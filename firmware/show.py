@@ -77,6 +77,9 @@ class Show:
         self.marks: tuple[tuple[int, RGB], ...] = ()
         """The pieces to move by hand (the view's ``placing``): each target space and
         the piece's colour, blinking while no step plays."""
+        self.waiting: tuple[int, ...] = ()
+        """While a round is picked: the spaces of the figures whose players have not
+        picked yet, which breathe (never dark: a figure never seems gone)."""
         self.moment = ""
         """The table's step the strip shows: "game/round/step", or "game/-" with no
         playback (the board page's ``data-moment``; the tests compare the two)."""
@@ -129,6 +132,7 @@ class Show:
         self.phase = str(view.get("phase", "lobby"))
         self.view, self.target = view, target
         self.marks = placing_marks(view.get("placing"), target, length, self.spaces)
+        self.waiting = waiting_spaces(view, target) if self.phase == "picking" else ()
         self.moment = moment(view)
         winners = view.get("winners") or []
         colours = seat_colours(view)
@@ -159,7 +163,8 @@ class Show:
 
     def animated(self) -> bool:
         """Whether the picture changes with time (else the loop may sleep)."""
-        return self.playing or bool(self.marks) or self.phase in ("lobby", "finished")
+        return (self.playing or bool(self.marks) or bool(self.waiting)
+                or self.phase in ("lobby", "finished"))
 
     def draw(self, now: float) -> Drawing:
         """The picture at ``now``: the playing step (with the round's end sweeping over
@@ -173,9 +178,9 @@ class Show:
         if self.ending is not None:
             return self.ending.draw(self.target, _fraction(now - self.ending_start,
                                                            self.ending))
-        if self.marks:
+        if self.marks or self.waiting:
             top, under = self.target.draw()
-            return blink(top, self.marks, now), under
+            return blink(breathe(top, self.waiting, now), self.marks, now), under
         if self.phase == "lobby" or (not self.target.figures and self.phase != "finished"):
             return attract(self.spaces, now), []
         if self.phase == "finished":
@@ -197,7 +202,33 @@ def moment(view: Mapping[str, Any]) -> str:
 
 
 MARK_PERIOD_S = 0.8
-"""A piece to move blinks once in this time: lit for 60 % of it, dark for the rest."""
+"""A piece to move blinks once in this time: full for 60 % of it, dim for the rest."""
+MARK_DIM = 0.12
+"""A blinking mark's low: dim, never dark, so no piece ever seems to have gone."""
+BREATH_PERIOD_S = 2.0
+BREATH_LOW = 0.4
+"""A figure whose player has yet to pick breathes between 40 % and full in 2 s."""
+
+
+def waiting_spaces(view: Mapping[str, Any], scene: Scene) -> tuple[int, ...]:
+    """The spaces of the figures whose seats say they have not picked (a view that does
+    not say, an older table's, shows every figure steady)."""
+    seats = view.get("seats") or []
+    names = [seat.get("name") for seat in seats
+             if isinstance(seat, Mapping) and seat.get("picked") is False]
+    return tuple(scene.figures[name] for name in names if name in scene.figures)
+
+
+def breathe(top: list[RGB], spaces: Sequence[int], now: float) -> list[RGB]:
+    """``top`` with each of ``spaces`` breathing: its colour between 40 % and full."""
+    if not spaces:
+        return top
+    wave = 0.5 - 0.5 * math.cos(2 * math.pi * now / BREATH_PERIOD_S)
+    factor = BREATH_LOW + (1 - BREATH_LOW) * wave
+    top = list(top)
+    for space in spaces:
+        top[space] = scale(top[space], factor)
+    return top
 
 
 def placing_marks(placing: Any, scene: Scene, track_length: int, spaces: int
@@ -220,11 +251,13 @@ def _is_space(value: Any) -> bool:
 
 
 def blink(top: list[RGB], marks: Sequence[tuple[int, RGB]], now: float) -> list[RGB]:
-    """``top`` with each mark's space in its colour for 60 % of a blink, dark after."""
+    """``top`` with each mark's space in its colour for 60 % of a blink, dim after."""
+    if not marks:
+        return top
     lit = (now % MARK_PERIOD_S) < 0.6 * MARK_PERIOD_S
     top = list(top)
     for space, colour in marks:
-        top[space] = colour if lit else DARK
+        top[space] = colour if lit else scale(colour, MARK_DIM)
     return top
 
 

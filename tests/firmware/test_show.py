@@ -268,10 +268,37 @@ def test_pieces_to_move_by_hand_blink_on_their_targets() -> None:
     show.update(told({**view, "placing": placing}, {"type": "round_undone", "round": 1,
                                                      "stopped_playback": False}), 0.0)
     assert show.animated()
-    assert picture(show, 0.1) == "MABCK.d..d.."   # lit: every piece where it goes
-    assert picture(show, 0.7) == "..BCK.d..d.."   # dark: Mambo's and Ana's targets
-    show.update(told(view, {"type": "pieces_placed"}), 1.0)
+    picked = {**view, "seats": [{**seat, "picked": True} for seat in view["seats"]]}
+    show.update(told({**picked, "placing": placing}, {"type": "round_undone", "round": 1,
+                                                       "stopped_playback": False}), 0.0)
+    assert show.animated()
+    assert picture(show, 0.1) == "MABCK.d..d.."   # full: every piece where it goes
+    assert picture(show, 0.7) == "maBCK.d..d.."   # dim, never dark: Mambo's and Ana's
+    show.update(told(picked, {"type": "pieces_placed"}), 1.0)
     assert picture(show, 1.7) == "MABCK.d..d.."   # steady again
+
+
+def test_the_figures_still_to_pick_breathe_and_never_go_dark() -> None:
+    """While a round is picked the figures whose players have not picked yet breathe
+    between 40 % and full; the others, Kali, Mambo and the heaps stay steady."""
+    show = Show(12)
+    game = new_game()
+    seats = [{"name": n, "colour": c, "picked": n == "Ben"}
+             for n, c in zip(PLAYERS, SEAT_COLOURS, strict=True)]
+    show.update({**view_of(game), "seats": seats}, 0.0, whole=True)
+    assert show.animated()
+    frames = [show.draw(t / 10)[0] for t in range(21)]  # one breath
+    for space, name in ((1, "Ana"), (3, "Caro")):
+        levels = {max(frame[space]) for frame in frames}
+        assert min(levels) >= int(0.4 * max(show.target.colour(name))) - 1 > 0
+        assert len(levels) > 5   # it changes
+    assert {picture_at(frames, s) for s in (0, 2, 4, 6)} == {"steady"}
+    show.update({**view_of(game), "seats": [{**s, "picked": True} for s in seats]}, 3.0)
+    assert picture(show, 3.0) == picture(show, 4.0) == "MABCK.d..d.."
+
+
+def picture_at(frames: list[list[RGB]], space: int) -> str:
+    return "steady" if len({tuple(frame[space]) for frame in frames}) == 1 else "changes"
 
 
 def test_a_view_alike_but_told_nothing_changes_nothing_that_plays() -> None:

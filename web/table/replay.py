@@ -499,7 +499,8 @@ def strip_view(view: dict[str, Any]) -> dict[str, Any]:
     board = {**view, **running["board"]} if running else view
     playback = board.get("playback")
     return {**{key: board.get(key) for key in STRIP_KEYS},
-            "seats": [{"name": seat["name"], "colour": seat["colour"]}
+            "seats": [{"name": seat["name"], "colour": seat["colour"],
+                       "picked": bool(seat.get("picked"))}
                       for seat in board.get("seats") or []],
             "playback": {"round": playback["round"], "step": playback["step"],
                          "shown": playback["shown"]} if playback else None,
