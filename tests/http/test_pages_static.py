@@ -182,8 +182,8 @@ def test_pages_load_their_module_and_preload_every_import(client: Any, path: str
 
 
 def test_every_module_is_used_by_a_page() -> None:
-    used = {"phone.js", "board.js", "host.js"}
-    for entry in ("phone.js", "board.js", "host.js"):
+    used = {"phone.js", "board.js", "host.js", "missing.js"}
+    for entry in ("phone.js", "board.js", "host.js", "missing.js"):
         used |= set(pages.modules(entry))
     assert set(SCRIPTS) == used
 

@@ -99,6 +99,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Any:
         if not request.path.startswith("/api/"):
+            if error.code == 404 and not request.path.startswith("/static/"):
+                from kalimambo.web.http.pages import missing
+
+                return missing(request.path)
             return error
         status = error.code or 500
         code, message = HTTP_MESSAGES.get(status, ("bad_request", "That request did "

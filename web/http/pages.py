@@ -96,8 +96,27 @@ def board() -> Response:
 @bp.get("/host")
 def host() -> Response:
     """The host's controls: start, seats, computer players, undo, lights."""
+    table = current_app.extensions.get("kalimambo.table")
     return _page("host.html", "host", "host.js", levels=LEVELS, default_level=DEFAULT_LEVEL,
-                 name_max=NAME_MAX)
+                 name_max=NAME_MAX, has_pin=bool(table is not None and table.has_host_pin))
+
+
+PAGES = ("/board", "/host")
+"""The pages an address differently written (``/board/``, ``/Board``) leads to."""
+
+
+def missing(path: str) -> Response:
+    """A page's address that does not exist: the same page written differently
+    (``/board/``, ``/Board``) leads there; anything else gets the table's own page,
+    404, with the way to the phone, board and host pages."""
+    page = path.rstrip("/").lower()
+    if page in PAGES and request.method in ("GET", "HEAD"):
+        query = request.query_string.decode("latin-1")
+        return Response(status=308, headers={"Location": page + (f"?{query}" if query
+                                                                  else "")})
+    response = _page("missing.html", "missing", "missing.js", path=path)
+    response.status_code = 404
+    return response
 
 
 @bp.after_request

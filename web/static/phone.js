@@ -13,7 +13,7 @@ import { toast } from "./common/toast.js";
 import { onHappened, onWoken, render, sheet } from "./phone/draw.js";
 import { askHint, confirmPick } from "./phone/pick.js";
 import { loadMe } from "./phone/seat.js";
-import { newPhone, TOKEN_KEY, viewKey } from "./phone/state.js";
+import { newPhone, TOKEN_KEY, tooLate, viewKey } from "./phone/state.js";
 
 // ---------------------------------------------------------------- the seat
 // (its state, GET /me and drawing are in phone/: state.js, seat.js, pick.js, draw.js)
@@ -44,6 +44,11 @@ async function join(event) {
 }
 
 function onView(view, whole) {
+  // a change of pick the round's end overtook (the last player picked first): say so
+  const before = phone.view;
+  const late = before && before.phase === "picking" && view.phase !== "picking"
+    && view.game_id === before.game_id ? tooLate(phone, phone.selected, before.round) : null;
+  if (late) toast(t("pick.too_late", late), "error");
   phone.view = view;
   if (!phone.token) { render(phone); return; }
   const inTable = (view.seats || []).some((s) => phone.me && s.name === phone.me.name);
@@ -58,6 +63,7 @@ function onView(view, whole) {
 // ------------------------------------------------------------- wiring
 $("join-form").addEventListener("submit", join);
 nameCounter($("name"), $("name-count"));
+phone.confirm = () => { confirmPick(phone); };
 $("confirm").addEventListener("click", () => confirmPick(phone));
 $("cancel").addEventListener("click", () => { phone.selected = null; render(phone); });
 $("hint").addEventListener("click", () => askHint(phone));

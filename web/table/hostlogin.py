@@ -137,6 +137,11 @@ class HostAuth:
         """Whether a host has ever logged in at this table (host tokens are kept)."""
         return bool(self._tokens)
 
+    @property
+    def has_pin(self) -> bool:
+        """Whether a host PIN is set (else only the host key logs in)."""
+        return self.pin is not None
+
     def first_host_open(self, booth: bool) -> bool:
         """Whether the table's own screen may offer the first-host code: only while no
         host has ever logged in, and never in booth mode."""
@@ -169,6 +174,9 @@ class HostAuth:
             self._locked_until.pop(address, None)
             return self._new_token()
         self._failed(address)
+        if self.pin is None:  # a table without a PIN: only the key (or its link) opens it
+            raise ApiError(403, "wrong_key", "That is not the host key. Open the host link "
+                                             "the table printed when it started instead.")
         raise ApiError(403, "wrong_pin", "That is not the host PIN.")
 
     def _first_host(self, booth: bool) -> str:

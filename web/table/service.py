@@ -392,6 +392,11 @@ class Table:
         """Raise 401/403 ``host_only`` unless ``token`` is a host's."""
         self.host.check(token)
 
+    @property
+    def has_host_pin(self) -> bool:
+        """Whether the host may log in with a PIN (else only the host key or its link)."""
+        return self.host.has_pin
+
     def host_login(self, secret: object, address: str) -> str:
         """A host token for the key, the PIN or the first-host code (``HostAuth.login``);
         the first-host code never opens anything in booth mode."""

@@ -15,10 +15,15 @@ import { mySeat } from "./state.js";
 // closed, the reveal gives focus back to where it was, or else to the first card in hand
 export const sheet = modal($("sheet"), null, () => $("hand").querySelector(".card:not([disabled])"));
 
-/** A card tapped: select it (or, tapped again as the pick, nothing).
+/** A card tapped: select it; tapped again, play it (as the bar's *Play* button does);
+    the card already played: nothing to change.
     @param {Phone} phone */
 function tapCard(phone, card) {
   if (phone.sending) return;
+  if (phone.selected === card && phone.confirm) {
+    phone.confirm();
+    return;
+  }
   phone.selected = phone.me && phone.me.pick === card ? null : card;
   renderHand(phone);
 }
@@ -60,6 +65,8 @@ export function renderHand(phone) {
   const showBar = picking && phone.selected !== null && phone.selected !== me.pick;
   bar.hidden = !showBar;
   document.body.classList.toggle("with-bar", showBar);
+  // nothing of the page may hide under the bar, however tall it is on this phone
+  if (showBar) document.body.style.setProperty("--bar", `${bar.offsetHeight}px`);
   if (showBar && !phone.sending) {
     $("confirm").textContent = t("pick.confirm", { card: phone.selected });
   }

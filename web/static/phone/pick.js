@@ -7,6 +7,7 @@ import { t } from "../common/i18n.js";
 import { toast } from "../common/toast.js";
 import { render, renderHand } from "./draw.js";
 import { forgetSeat, loadMe } from "./seat.js";
+import { tooLate } from "./state.js";
 
 /** @typedef {import("./state.js").Phone} Phone */
 
@@ -15,13 +16,19 @@ import { forgetSeat, loadMe } from "./seat.js";
 export async function confirmPick(phone) {
   const card = phone.selected;
   if (!phone.view) return;
-  const taken = await sendPick(phone, phone.view.round, async (body) => {
+  const round = phone.view.round;
+  const taken = await sendPick(phone, round, async (body) => {
     $("confirm").textContent = t("pick.sending");
     try {
       await api("POST", "/pick", { token: phone.token, body });
       return true;
     } catch (err) {
-      toast(err.message, "error");
+      // the round was resolved meanwhile, with the card played before: say which
+      const overtaken = ["playing", "wrong_round"].includes(err.code);
+      const late = overtaken ? tooLate(phone, card, round) : null;
+      if (overtaken) phone.selected = null;
+      if (late) toast(t("pick.too_late", late), "error");
+      else if (!overtaken || phone.lateRound !== round) toast(err.message, "error");
       if (err.status === 401) forgetSeat(phone, true);
       else await loadMe(phone);
       return false;

@@ -10,7 +10,7 @@ export const TOKEN_KEY = "kalimambo.token";
 
 /** @typedef {{token: string | null, view: View | null, me: any, meKey: string,
       selected: number | null, sending: boolean, seenRound: number | null,
-      hintKey: string}} Phone */
+      hintKey: string, confirm: (() => void) | null, lateRound: number | null}} Phone */
 
 /** The phone as the page opens: its seat's token from the last visit, if any.
     @returns {Phone} */
@@ -24,6 +24,8 @@ export function newPhone() {
     sending: false,
     seenRound: null,  // last resolved round whose reveal the player has seen
     hintKey: "",      // the round the hint text belongs to
+    confirm: null,    // sends the tapped card (phone.js sets it: a second tap confirms)
+    lateRound: null,  // the round whose too-late change of pick was told (once)
   };
 }
 
@@ -36,6 +38,20 @@ export function viewKey(view) {
 /** @param {View | null} view */
 export function lastRoundNumber(view) {
   return view && view.last_round ? view.last_round.round : 0;
+}
+
+/** A change of pick that the round's end overtook: the player had a card confirmed and
+    had tapped another, not yet sent (or refused as too late), when the round was
+    resolved.  The words that tell them, else null.
+    @param {Phone} phone  @param {number | null} tapped  @param {number} round */
+export function tooLate(phone, tapped, round) {
+  const played = phone.me ? phone.me.pick : null;
+  if (tapped === null || played === null || played === undefined || tapped === played
+      || phone.lateRound === round) {
+    return null;
+  }
+  phone.lateRound = round;  // told once, whichever way it is noticed first
+  return { round, card: played, late: tapped };
 }
 
 /** @param {Phone} phone */
