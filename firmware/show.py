@@ -26,6 +26,7 @@ from kalimambo.firmware.scene import (
     seat_colours,
 )
 from kalimambo.firmware.steps import (
+    GLOW,
     Drawing,
     Step,
     rewind,
@@ -203,7 +204,7 @@ def moment(view: Mapping[str, Any]) -> str:
 
 MARK_PERIOD_S = 0.8
 """A piece to move blinks once in this time: full for 60 % of it, dim for the rest."""
-MARK_DIM = 0.12
+MARK_DIM = GLOW
 """A blinking mark's low: dim, never dark, so no piece ever seems to have gone."""
 BREATH_PERIOD_S = 2.0
 BREATH_LOW = 0.4
@@ -257,7 +258,9 @@ def blink(top: list[RGB], marks: Sequence[tuple[int, RGB]], now: float) -> list[
     lit = (now % MARK_PERIOD_S) < 0.6 * MARK_PERIOD_S
     top = list(top)
     for space, colour in marks:
-        top[space] = colour if lit else scale(colour, MARK_DIM)
+        # lit: as the scene has it there (a figure still to pick breathes on)
+        shown = top[space] if top[space] != DARK else colour
+        top[space] = shown if lit else scale(colour, MARK_DIM)
     return top
 
 

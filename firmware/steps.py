@@ -32,6 +32,9 @@ WHITE: RGB = (255, 255, 255)
 IMPACT: RGB = (255, 40, 40)
 TRAVEL_SHARE = 0.6
 """The part of a move or a run spent travelling; the rest holds the result."""
+GLOW = 0.12
+"""A piece's dim glow: where it is to go, not yet placed, never dark (a dark space reads
+as a piece gone)."""
 
 
 @dataclass(slots=True)
@@ -215,16 +218,16 @@ def sweep(top: list[RGB], u: float) -> None:
 
 @dataclass(slots=True)
 class SetupStep(Step):
-    """Set-up: heaps, then Mambo, then each explorer, then Kali appear one by one,
-    showing where to place every piece."""
+    """Set-up: every piece glows dimly where it goes, then heaps, Mambo, each explorer
+    and Kali light up one by one, showing where to place every piece."""
 
     pieces: tuple[tuple[str, int], ...] = ()
 
-    def draw(self, scene: Scene, u: float) -> Drawing:
-        shown = min(len(self.pieces), int(u * (len(self.pieces) + 2)) + 1)
+    def _scene(self, scene: Scene, count: int) -> Scene:
+        """The scene of the first ``count`` pieces."""
         partial = Scene(scene.spaces, colours=scene.colours)
         dung: list[int] = []
-        for kind, space in self.pieces[:shown]:
+        for kind, space in self.pieces[:count]:
             if kind == "dung":
                 dung.append(space)
             elif kind == "rhino":
@@ -232,7 +235,14 @@ class SetupStep(Step):
             else:
                 partial.figures[kind] = space
         partial.dung = tuple(dung)
-        top, under = partial.draw()
+        return partial
+
+    def draw(self, scene: Scene, u: float) -> Drawing:
+        shown = min(len(self.pieces), int(u * (len(self.pieces) + 2)) + 1)
+        every, under = self._scene(scene, len(self.pieces)).draw()
+        top, _ = self._scene(scene, shown).draw()
+        top = [colour if colour != DARK else scale(glow, GLOW)
+               for colour, glow in zip(top, every, strict=True)]
         if shown < len(self.pieces) or u < 0.9:
             newest = self.pieces[shown - 1][1] if shown else None
             if newest is not None and int(u * 40) % 2 == 1:

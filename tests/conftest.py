@@ -110,7 +110,7 @@ class ServerProcess:
     graceful timeout for open event streams: 3 s for every test with a page open).
     """
 
-    def __init__(self, data_dir: Path, port: int | None = None, pin: str = PIN,
+    def __init__(self, data_dir: Path, port: int | None = None, pin: str | None = PIN,
                  extra: tuple[str, ...] = (), env: dict[str, str] | None = None,
                  strip: tuple[str, ...] = ("--strip", "sim")) -> None:
         self.data_dir = data_dir
@@ -130,7 +130,8 @@ class ServerProcess:
         """Start (or start again, on the same port and data) and wait until it answers."""
         command = [sys.executable, "-m", "kalimambo", "serve", "--host", "127.0.0.1",
                    "--port", str(self.port), "--data-dir", str(self.data_dir),
-                   "--host-pin", self.pin, *self.strip, *self.extra]
+                   *(("--host-pin", self.pin) if self.pin is not None else ()),
+                   *self.strip, *self.extra]
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, env=env,

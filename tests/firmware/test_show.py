@@ -335,14 +335,17 @@ def test_a_skip_during_an_animation_draws_the_cursor_at_once() -> None:
     assert picture(show, 100.2) == "...MKBAC.d.."
 
 
-def test_setup_intro_places_heaps_then_mambo_then_figures() -> None:
+def test_setup_intro_lights_heaps_then_mambo_then_figures() -> None:
     show = Show(12)
     game = new_game()
     show.update(told(view_of(game), {"type": "game_started", "players": PLAYERS},
                      {"type": "round_opened", "round": 1}), 0.0)
     step = show.step
     assert step is not None and kind(show) == "SetupStep"
-    assert picture(show, 0.0) == "......d....."
+    assert picture(show, 0.0) == "mabck.d..d.."   # all glow where they go; a heap lit
+    for t in range(20):   # no piece is ever dark: lit, glowing or blinking dimly
+        frame = picture(show, step.seconds * t / 20)
+        assert all(frame[space] != "." for space in (0, 1, 2, 3, 4, 6, 9)), frame
     assert picture(show, step.seconds * 0.99) == "MABCK.d..d.."
     show.advance(step.seconds + 0.01)
     assert not show.playing

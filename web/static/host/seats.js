@@ -23,9 +23,11 @@ function createSeat(seat, openHandover) {
     remove: el("button", { type: "button", class: "danger" }),
     points: el("span"),
   };
+  // "picked" / "thinking" right after the status, on the left of every row alike; the
+  // buttons on the right
   const item = el("li", { dataset: { seat: seat.name } },
-    el("span", { class: "name" }, seat.name), parts.colour, parts.status,
-    el("span", { class: "grow" }), parts.picked, parts.pickFor, parts.remove, parts.points);
+    el("span", { class: "name" }, seat.name), parts.colour, parts.status, parts.picked,
+    el("span", { class: "grow" }), parts.pickFor, parts.remove, parts.points);
   item.parts = parts;
   parts.pickFor.addEventListener("click", () => openHandover(item.seat));
   parts.remove.addEventListener("click", () =>
