@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up Kalimambo, from a fresh clone to a working table. Safe to run again at any time.
 #   ./setup.sh            a .venv at the repository root with Kalimambo installed (any Linux)
-#   ./setup.sh --dev      also the test tools, shellcheck, poppler-utils and Debian's chromium
-#                         (and, on Python 3.12+, lgpio built from its source: swig, gcc)
+#   ./setup.sh --dev      also the test tools, shellcheck, poppler-utils, librsvg2-bin and
+#                         Debian's chromium (and, on Python 3.12+, lgpio built from its
+#                         source: swig, gcc)
 #   sudo ./setup.sh       on Raspberry Pi OS also: system packages, the LED strip driver,
 #                         /etc/kalimambo/board.toml, the two services (kalimambo: the table,
 #                         kalimambo-lights: strip, buttons, buzzer), kalimambo.local
@@ -18,7 +19,8 @@ Any Linux machine:
   (no option)          create .venv at the repository root and install Kalimambo into it;
                        then '.venv/bin/kalimambo' runs the table (simulated strip off a Pi)
   --dev                also the test tools (pytest, playwright, ruff, mypy...), and through
-                       apt when root: Debian's chromium (browser tests), shellcheck and poppler-utils;
+                       apt when root: Debian's chromium (browser tests), shellcheck,
+                       poppler-utils and librsvg2-bin (the wiring diagram's test);
                        where PyPI has no lgpio wheel for this Python (3.12 and newer), lgpio
                        is built from its source (apt when root: swig, gcc, python3-dev) and
                        kept in ~/.cache/kalimambo/wheels
@@ -48,6 +50,8 @@ Anywhere:
   --help               show this help
 
 KALIMAMBO_ROOT=DIR (with --dry-run only) reads /proc, /etc, /boot under DIR instead: for tests.
+KALIMAMBO_APT_LOCK_TIMEOUT=SECONDS how long apt-get waits for another package manager to
+                       let go of apt's and dpkg's locks (default 300): shorter for tests.
 USAGE
 }
 
@@ -259,23 +263,87 @@ apt_install() {
         say "   already installed: $*"
         return
     fi
-    quietly apt-get update -qq
-    quietly env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        -o Dpkg::Use-Pty=0 "${missing[@]}"
+    apt_get update -qq
+    apt_get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}"
 }
 
-# quietly COMMAND...: run (or list) it; its output is shown only if it fails.
-quietly() {
-    local log
-    if [ "$DRY" = 1 ]; then run "$@"; return; fi
-    say "   + $(show "$@")"
+# apt_get COMMAND ARGS...: apt-get COMMAND ARGS, listed (with --dry-run, only listed), its
+# output shown only if it fails, and patient with another package manager.
+# Right after a Pi's first boot the system's own updates (apt-daily, unattended-upgrades)
+# often hold apt's or dpkg's lock for minutes, and apt-get alone stops at once ("Could not
+# get lock /var/lib/dpkg/lock-frontend"). dpkg's locks are waited for by apt-get itself
+# (DPkg::Lock::Timeout); the package lists' lock, which 'apt-get update' does not wait
+# for, by trying again. After 5 minutes it stops with a sentence naming the holder.
+apt_get() {
+    local limit="${KALIMAMBO_APT_LOCK_TIMEOUT:-300}" start="$SECONDS" left holder log waiting
+    local locks=(/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/cache/apt/archives/lock)
+    [[ "$limit" =~ ^[0-9]+$ ]] \
+        || die "KALIMAMBO_APT_LOCK_TIMEOUT is a number of seconds, not '$limit'"
+    [ "$1" = update ] && locks=(/var/lib/apt/lists/lock)
+    waiting="   waiting for another package manager to finish (up to $(duration "$limit"))"
+    # (the option after COMMAND, so that the listed line reads 'apt-get install ...')
+    local words=(env DEBIAN_FRONTEND=noninteractive apt-get "$1" -o "DPkg::Lock::Timeout=$limit"
+        "${@:2}")
+    if [ "$DRY" = 1 ]; then run "${words[@]}"; return; fi
+    holder="$(lock_holder "${locks[@]}")"
+    [ -z "$holder" ] || say "$waiting: $holder"
+    say "   + $(show "${words[@]}")"
     log="$(mktemp)"
-    if ! "$@" > "$log" 2>&1; then
-        tail -n 30 "$log" >&2
-        rm -f "$log"
-        die "'$(show "$@")' failed (its last lines are above)"
-    fi
+    until "${words[@]}" > "$log" 2>&1; do
+        if ! grep -q -e 'Could not get lock' -e 'Unable to acquire the dpkg' -e 'Unable to lock' \
+                "$log"; then
+            tail -n 30 "$log" >&2
+            rm -f "$log"
+            die "'$(show "${words[@]}")' failed (its last lines are above)"
+        fi
+        left=$((limit - (SECONDS - start)))
+        if [ "$left" -le 0 ]; then
+            rm -f "$log"
+            holder="$(lock_holder "${locks[@]}")"
+            [ -n "$holder" ] || holder="it holds apt's or dpkg's lock"
+            die "another package manager is still at work after $(duration "$limit"):" \
+                "$holder. Let it finish (after a first boot the system's own updates can" \
+                "take a while), then run setup.sh again."
+        fi
+        if [ -z "$holder" ]; then   # (taken after the look above, or not seen in /proc/locks)
+            holder="$(lock_holder "${locks[@]}")"
+            say "$waiting${holder:+: $holder}"
+            holder="${holder:-?}"
+        fi
+        sleep 1
+        words[5]="DPkg::Lock::Timeout=$left"
+    done
     rm -f "$log"
+}
+
+# lock_holder FILE...: "process PID (NAME) holds FILE" for the first FILE another process
+# holds a lock on (apt and dpkg take fcntl locks: /proc/locks lists them), or nothing.
+lock_holder() {
+    local file id pid name
+    for file in "$@"; do
+        id="$(stat -L -c '%Hd %Ld %i' "$file" 2>/dev/null)" || continue
+        # shellcheck disable=SC2086  # major, minor, inode: /proc/locks writes 'fe:00:1234'
+        id="$(printf '%02x:%02x:%s' $id)"
+        pid="$(awk -v id="$id" '$2 != "->" && $6 == id { print $5; exit }' /proc/locks \
+            2>/dev/null)" || true
+        [ -n "$pid" ] || continue
+        if [[ "$pid" =~ ^[1-9][0-9]*$ ]]; then
+            name="$(cat "/proc/$pid/comm" 2>/dev/null)" || true
+            printf 'process %s%s holds %s' "$pid" "${name:+ ($name)}" "$file"
+        else
+            printf 'a process holds %s' "$file"
+        fi
+        return 0
+    done
+    return 0
+}
+
+# duration SECONDS: "5 minutes", "1 minute", "90 seconds".
+duration() {
+    if [ "$1" -ge 60 ] && [ $(($1 % 60)) = 0 ]; then
+        if [ "$1" = 60 ]; then printf '1 minute'; else printf '%s minutes' $(($1 / 60)); fi
+    elif [ "$1" = 1 ]; then printf '1 second'
+    else printf '%s seconds' "$1"; fi
 }
 
 repo_venv() {
@@ -338,18 +406,20 @@ sys.exit(importlib.util.find_spec("lgpio") is None)'; then
 dev_tools() {
     local missing=() pair
     # command:package (pdftoppm comes in poppler-utils: the score sheet's A4 test;
+    # rsvg-convert in librsvg2-bin: the wiring diagram drawn by librsvg and by chromium;
     # WebKitWebDriver in webkit2gtk-driver, which brings WebKitGTK's MiniBrowser, and
     # Xvfb in xvfb: the WebKit browser tests)
     # Xvfb in xvfb: the WebKit browser tests; node and npm: the JavaScript type check)
-    for pair in chromium:chromium shellcheck:shellcheck pdftoppm:poppler-utils \
-            WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb node:nodejs npm:npm; do
+    for pair in chromium:chromium rsvg-convert:librsvg2-bin shellcheck:shellcheck \
+            pdftoppm:poppler-utils WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb node:nodejs \
+            npm:npm; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
     done
     if [ "${#missing[@]}" != 0 ]; then
         step "Test tools from Debian: ${missing[*]}"
         if [ "$IS_ROOT" = 1 ] && command -v apt-get >/dev/null 2>&1; then
-            run apt-get update -qq
-            run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+            apt_get update -qq
+            apt_get install -y -qq "${missing[@]}"
         else
             echo "setup.sh: the browser, shell and JavaScript tests need Debian's ${missing[*]}:" \
                  "run 'sudo apt-get install ${missing[*]}'" >&2
@@ -541,12 +611,15 @@ strip_driver() {
             && run udevadm control --reload-rules
         result="$(helper config-block "$(at "$CONFIG_TXT")" "$OVERLAY")" || exit 2
     elif [ "$BACKEND" = ws281x ] && [ "$GPIO" = 10 ]; then
-        result="$(helper config-block "$(at "$CONFIG_TXT")" "dtparam=spi=on")" || exit 2
+        spi_lines
+        result="$(helper config-block "$(at "$CONFIG_TXT")" "${SPI_LINES[@]}")" || exit 2
     else
         result="$(helper config-block "$(at "$CONFIG_TXT")")" || exit 2
     fi
-    report_config "$result" "${OVERLAY:-dtparam=spi=on}"
-    if [ "$BACKEND" = ws281x ] && [ "$GPIO" = 18 ]; then
+    if [ -n "$OVERLAY" ]; then report_config "$result" "$OVERLAY"
+    else report_config "$result" "${SPI_LINES[@]}"; fi
+    # rpi-ws281x's PWM (GPIO 12 and 18: PWM0; 13 and 19: PWM1) is the analog audio's PWM.
+    if [ "$BACKEND" = ws281x ] && [[ " 12 13 18 19 " == *" $GPIO "* ]]; then
         install_file "$REPO/deploy/kalimambo-no-analog-audio.conf" "$AUDIO_FILE" 0644 \
             && REBOOT=1
     else
@@ -555,24 +628,40 @@ strip_driver() {
     return 0
 }
 
-# report_config RESULT LINE: say what config_block did (or would do) to config.txt.
+# spi_lines: config.txt's lines for rpi-ws281x on SPI (GPIO 10) into SPI_LINES: SPI on, and
+# a core clock that stays put, since the SPI clock is divided from it (rpi-ws281x's README:
+# core_freq=250 on a Pi 3, core_freq=500 and core_freq_min=500 on a Pi 4). The Zero 2 W is
+# a Pi 3 inside; a Pi 2 runs at 250 already.
+SPI_LINES=()
+spi_lines() {
+    SPI_LINES=(dtparam=spi=on)
+    case "$MODEL" in
+        "Raspberry Pi 4"*|"Raspberry Pi Compute Module 4"*)   # also the Pi 400
+            SPI_LINES+=(core_freq=500 core_freq_min=500) ;;
+        *) SPI_LINES+=(core_freq=250) ;;
+    esac
+}
+
+# report_config RESULT LINE...: say what config_block did (or would do) to config.txt.
 report_config() {
     local verb="${1%%;*}" rest=""
     [ "$1" = "$verb" ] || rest="${1#*; }"
+    shift
     case "$verb" in
-        add) say "   $(would)append to $CONFIG_TXT:"; print_block "$2"; REBOOT=1 ;;
-        replace) say "   $(would)replace setup.sh's block in $CONFIG_TXT with:"; print_block "$2"
+        add) say "   $(would)append to $CONFIG_TXT:"; print_block "$@"; REBOOT=1 ;;
+        replace) say "   $(would)replace setup.sh's block in $CONFIG_TXT with:"; print_block "$@"
                  REBOOT=1 ;;
         remove) say "   $(would)remove setup.sh's block from $CONFIG_TXT"; REBOOT=1 ;;
-        unchanged) say "   unchanged: $CONFIG_TXT already has $2" ;;
+        unchanged) say "   unchanged: $CONFIG_TXT already has $*" ;;
         absent) ;;
     esac
     [ -z "$rest" ] || say "   $rest"
 }
 print_block() {
+    local line
     say "   |  # >>> kalimambo: added by setup.sh; './setup.sh --uninstall' removes this block"
     say "   |  [all]"
-    say "   |  $1"
+    for line in "$@"; do say "   |  $line"; done
     say "   |  # <<< kalimambo"
 }
 

@@ -160,7 +160,7 @@ def test_language_names_as_text_hints_and_a_lost_seat(server: Server, browser: A
         # the switch on the page changes every word, and is remembered
         phone.select_option("#lang", "it")
         assert phone.text_content("#round-line") == "Turno 1 di 12"
-        assert phone.text_content("#confirm") == f"Gioca il {suggested}"
+        assert phone.text_content("#confirm") == f"Gioca la carta {suggested}"
         phone.screenshot(path=str(artifacts / "phone-italian-hint.png"))
         phone.reload()
         wait_for_hand(phone, 12)

@@ -127,7 +127,7 @@ def test_the_board_reads_across_the_room(server: Server, browser: Any,
             "() => document.getElementById('narration').textContent.startsWith("
             "'Still picking: Anna, Ben')", timeout=WAIT_MS)
         assert "Scan" not in narration(board)
-        count = "0 of 3 have picked"
+        count = "Picked: 0 of 3"
         assert count in (board.text_content("#phase") or "")
         assert count not in narration(board) and count not in (board.text_content("#ring")
                                                                 or "")

@@ -76,7 +76,7 @@ def web_unit(port: int = 80) -> str:
 
 
 def lights_unit(as_root: bool, venv: str = "/opt/kalimambo/venv") -> str:
-    """kalimambo-lights.service as setup.sh writes it (root on a Pi 1-4, else not)."""
+    """kalimambo-lights.service as setup.sh writes it (root on a Pi 2-4 / Zero 2 W, else not)."""
     if as_root:
         values = ["USER=root", "GROUPS=kalimambo", "CAPS=CAP_SYS_RAWIO",
                   "WHY=runs as root: rpi-ws281x drives GPIO 18 through /dev/mem "
@@ -342,6 +342,50 @@ def test_zero_2_w_counts_as_a_pi_1_to_4(tmp_path: Path) -> None:
     out = dry_run(fake_pi(tmp_path, ZERO2))
     assert lines_with(out, "/opt/kalimambo/src[pi]")
     assert "ws2812-pio" not in out
+
+
+@pytest.mark.parametrize("gpio", [12, 13, 18, 19])
+def test_every_pwm_pin_switches_the_analog_audio_off(tmp_path: Path, gpio: int) -> None:
+    """rpi-ws281x's PWM0 (GPIO 12, 18) and PWM1 (13, 19) are the analog audio's PWM."""
+    root = fake_pi(tmp_path, PI4)
+    (root / "etc/kalimambo").mkdir()
+    (root / "etc/kalimambo/board.toml").write_text(f"[strip]\ngpio = {gpio}\n")
+    out = dry_run(root)
+    assert "blacklist snd_bcm2835" in out
+    assert "config.txt" not in out
+
+
+@pytest.mark.parametrize("gpio", [10, 21])
+def test_spi_and_pcm_keep_the_analog_audio(tmp_path: Path, gpio: int) -> None:
+    root = fake_pi(tmp_path, PI4)
+    (root / "etc/kalimambo").mkdir()
+    (root / "etc/kalimambo/board.toml").write_text(f"[strip]\ngpio = {gpio}\n")
+    out = dry_run(root)
+    assert "snd_bcm2835" not in out
+
+
+@pytest.mark.parametrize(("model", "clock"), [
+    (PI4, ["core_freq=500", "core_freq_min=500"]),
+    ("Raspberry Pi 400 Rev 1.0", ["core_freq=500", "core_freq_min=500"]),
+    ("Raspberry Pi 3 Model B Plus Rev 1.3", ["core_freq=250"]),
+    (ZERO2, ["core_freq=250"]),
+], ids=["pi4", "pi400", "pi3", "zero2w"])
+def test_spi_gets_spi_on_and_a_steady_core_clock(tmp_path: Path, model: str,
+                                                 clock: list[str]) -> None:
+    """rpi-ws281x's README: on SPI a Pi 3 needs core_freq=250, a Pi 4 core_freq=500 and
+    core_freq_min=500, or the SPI clock (divided from the core's) comes out wrong."""
+    root = fake_pi(tmp_path, model)
+    (root / "etc/kalimambo").mkdir()
+    (root / "etc/kalimambo/board.toml").write_text("[strip]\ngpio = 10\n")
+    out = dry_run(root)
+    block = [line.removeprefix("   |  ") for line in out.splitlines()
+             if line.startswith("   |  ") and "=" in line and "kalimambo" not in line
+             and not line.startswith("   |  [")]
+    assert block[:1 + len(clock)] == ["dtparam=spi=on", *clock]
+    config = root / "boot/firmware/config.txt"
+    assert helper.config_block(config, ["dtparam=spi=on", *clock], dry_run=False) == "add"
+    assert "unchanged: /boot/firmware/config.txt already has dtparam=spi=on " + " ".join(
+        clock) in dry_run(root)
 
 
 def test_pi5_without_the_overlay_file_is_told_to_upgrade(tmp_path: Path) -> None:

@@ -231,7 +231,7 @@ function render() {
     } else if (view.undone && view.phase === "picking") {
       say(t("table.undone", { round: view.undone }));
     } else if (view.phase === "picking") {
-      // the count ("1 of 4 have picked") is on the phase line: here, who is still at it
+      // the count ("Picked: 1 of 4") is on the phase line: here, who is still at it
       const waiting = (view.seats || []).filter((s) => !s.picked).map((s) => s.name);
       say(waiting.length ? t("pick.waiting", { names: waiting.join(", ") })
         : t("pick.everyone"));

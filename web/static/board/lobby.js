@@ -32,7 +32,7 @@ function phaseText(board) {
   }
   if (board.playing && board.round) return t("phase.picking", { round: board.round });
   if (view.phase === "finished") return t("phase.finished");
-  // during a playback nobody picks: no "0 of 3 have picked" for the round to come
+  // during a playback nobody picks: no "Picked: 0 of 3" for the round to come
   if (view.phase === "playing" && view.playback) {
     return t("phase.picking", { round: view.playback.round });
   }
