@@ -25,7 +25,8 @@ COVERED_JS = """() => {
   // the page scrolled to its end: does the bar cover anything of the page's own?
   window.scrollTo(0, document.documentElement.scrollHeight);
   const bar = document.getElementById('confirm-bar').getBoundingClientRect();
-  const nodes = [...document.querySelectorAll('#seat .chip, #seat .hint-row, #status, #hand .card')];
+  const nodes = [...document.querySelectorAll(
+    '#seat .chip, #seat .hint-row, #status, #hand .card')];
   return nodes.filter((n) => n.offsetParent !== null)
     .filter((n) => n.getBoundingClientRect().bottom > bar.top + 1)
     .map((n) => n.textContent.trim().slice(0, 30));
