@@ -120,11 +120,17 @@ async function play() {
   while (board.queue.length) {
     const { step, view } = /** @type {import("./board/state.js").Queued} */ (board.queue.shift());
     const generation = board.generation;
-    const cut = () => board.queue.length > 0 || board.generation !== generation;
-    board.view = view;  // every part of the page draws this step's moment
-    showMoment(view);
-    renderSide();
-    await animate(step, view, cut);
+    // a round's end is told only while the table is still there: once the next round
+    // has begun (computer players pick at once) the page goes with it
+    const ended = () => step.kind === "round_end"
+      && stepKey(/** @type {View} */ (board.latest)) !== stepKey(view);
+    const cut = () => board.queue.length > 0 || board.generation !== generation || ended();
+    if (!cut()) {
+      board.view = view;  // every part of the page draws this step's moment
+      showMoment(view);
+      renderSide();
+      await animate(step, view, cut);
+    }
     // With nothing more to animate the board is as the newest view has it: the
     // playback's end (its own view right after the last step), or a skip or an undo
     // that came meanwhile.
@@ -137,6 +143,19 @@ async function play() {
   board.view = board.latest;
   showMoment(/** @type {View} */ (board.view));
   render();
+}
+
+/* Many messages in a row (a skip's steps, the next round opening and the computer
+   players' picks) draw the page once, on the next frame, not once each. */
+let renderDue = false;
+
+function scheduleRender() {
+  if (renderDue) return;
+  renderDue = true;
+  requestAnimationFrame(() => {
+    renderDue = false;
+    if (!board.playing) render();
+  });
 }
 
 /** The board at the cursor as it is, nothing replayed: the first view, a reload
@@ -152,7 +171,7 @@ function drawAfresh(view) {
   board.cards = view.phase === "playing" && p
     ? (p.shown || []).find((ev) => ev.type === "reveal") || null : null;
   if (!board.playing) document.body.dataset.step = stepKey(view);
-  if (!board.playing) render();
+  if (!board.playing) scheduleRender();
 }
 
 function onView(tableView, whole) {
@@ -185,8 +204,18 @@ function onView(tableView, whole) {
     board.shown = snapshot(view);
     document.body.dataset.step = stepKey(view);
     showMoment(view);
-    render();
-  } else if (board.playing) renderSide();
+    scheduleRender();
+  } else if (board.playing) {
+    if (!acted && stepKey(view) !== stepKey(/** @type {View} */ (board.view))) {
+      // the table moved on without a step to show (the next round resolved, at its
+      // step 0: the board as the last step leaves it): the page says so at once, while
+      // the last step's figure lands
+      board.view = view;
+      board.round = null;
+      showMoment(view);
+    }
+    renderSide();
+  }
   renderControls();
 }
 
