@@ -97,6 +97,16 @@ def test_an_undo_at_the_rounds_first_step_moves_nothing() -> None:
     assert view(state)["placing"] is None
 
 
+def test_an_undo_before_the_reveal_keeps_what_was_still_to_place() -> None:
+    """The set-up was not placed yet (no Done) and round 1 is taken back before its
+    reveal: the displays never moved, so the set-up's list stays."""
+    state = started()
+    setup = view(state)["placing"]
+    pick_round(state)
+    state.apply(state.plan_undo(), 2.0)
+    assert view(state)["placing"] == setup
+
+
 def test_a_skip_names_the_pieces_from_the_step_on_display_to_the_rounds_end() -> None:
     state = started()
     pick_round(state)

@@ -330,7 +330,9 @@ class TableState:
                 assert self.game is not None
                 shown = self.shown_board()
                 self.game.undo()
-                self.placing = jump("undo", round_no, shown, board_of(self.game))
+                # nothing moved on the displays: what was still to be placed still is
+                self.placing = jump("undo", round_no, shown, board_of(self.game)) \
+                    or self.placing
                 self.history.pop()
                 self.picks, self.playback, self.undone = {}, None, round_no
                 self.epoch += 1
