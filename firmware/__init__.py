@@ -8,6 +8,7 @@
   backends.py   sim, pio (Pi 5 /dev/leds0), ws281x (rpi-ws281x, imported lazily), auto
   lights.py     all of it on a background thread
   controls.py   buttons and buzzer (gpiozero)
+  power.py      the Pi's under-voltage flags (/sys) and the strip's estimated current
   agent.py      the lights process (``kalimambo lights``): lights and controls, driven
                 by the table over a Unix socket (docs/LIGHTS-PROTOCOL.md)
   wire.py       that socket's wire format; standard library only, so the table imports it

@@ -47,12 +47,12 @@ class LightsAgent:
 
     def __init__(self, board: BoardConfig, strip: str, socket_path: str, *,
                  pin_factory: Any = None, lights: Lights | None = None,
-                 model_path: str | Path | None = None) -> None:
+                 model_path: str | Path | None = None, sys_root: str | Path = "/") -> None:
         self.board = board
         self.path = socket_path
         self.notes: list[str] = []
         """What this process could not find (no GPIO, no strip): logged and told the table."""
-        self.lights = lights or Lights(board, strip, model_path=model_path)
+        self.lights = lights or Lights(board, strip, model_path=model_path, sys_root=sys_root)
         self._strip_notes(model_path)
         self.controls = self._open_controls(pin_factory)
         if self.controls is not None and self.controls.buzzer is not None:
@@ -198,7 +198,8 @@ class LightsAgent:
 
     def _status(self) -> dict[str, Any]:
         status = self.lights.status()
-        return {key: status.get(key) for key in ("backend", "ok", "error", "playing")}
+        return {key: status.get(key) for key in ("backend", "ok", "error", "playing",
+                                                 "power")}
 
     # -- the table's messages and the buttons ---------------------------------------------
     def _on_message(self, message: Message) -> None:

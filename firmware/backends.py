@@ -70,12 +70,12 @@ def has_pi_revision(revision_files: Sequence[str | Path] = REVISION_FILES,
 
 def ws281x_refusal(model: str | None, dev_mem: str | Path = DEV_MEM,
                    machine: str | None = None, revision: bool | None = None) -> str | None:
-    """Why rpi-ws281x must not be started here, or None on a Pi 1-4 / Zero 2 W with
+    """Why rpi-ws281x must not be started here, or None on a Pi 2-4 / Zero 2 W with
     /dev/mem.  Checked before a ``PixelStrip`` is built: one built off a Pi, or never
     begun, crashes the process at exit."""
     if model is None or not model.startswith("Raspberry Pi"):
         return ("this is not a Raspberry Pi (no device-tree model): the ws281x strip "
-                "needs a Pi 1-4 or Zero 2 W (use the sim strip elsewhere)")
+                "needs a Pi 2-4 or Zero 2 W (use the sim strip elsewhere)")
     if PI5_MODEL.search(model):
         return (f"{model}: rpi-ws281x does not work on a Pi 5; set backend = \"pio\" "
                 "(or \"auto\") in the board file")
@@ -86,9 +86,10 @@ def ws281x_refusal(model: str | None, dev_mem: str | Path = DEV_MEM,
         return (f"{model}: no board revision in the device tree or /proc/cpuinfo, so "
                 "this is not a real Raspberry Pi (an emulated one?): no ws281x strip")
     if not Path(dev_mem).exists():
-        return f"{dev_mem} is missing: rpi-ws281x needs it on a Pi 1-4"
+        return f"{dev_mem} is missing: rpi-ws281x needs it on a Pi 2-4 or Zero 2 W"
     if not os.access(dev_mem, os.R_OK | os.W_OK):
-        return f"{dev_mem}: permission denied (rpi-ws281x on a Pi 1-4 needs root)"
+        return (f"{dev_mem}: permission denied (rpi-ws281x on a Pi 2-4 or Zero 2 W needs "
+                "root, except on GPIO 10: SPI)")
     return None
 
 
@@ -207,7 +208,7 @@ def ws281x_strip_type(module: Any, board: BoardConfig) -> int:
 
 
 class Ws281xBackend:
-    """rpi-ws281x on Pi 1-4 and Zero 2 W (GPIO 18/12 PWM, 21 PCM or 10 SPI)."""
+    """rpi-ws281x on Pi 2-4 and Zero 2 W (GPIO 18/12 PWM0, 13/19 PWM1, 21 PCM or 10 SPI)."""
 
     name = "ws281x"
 

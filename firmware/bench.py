@@ -116,6 +116,36 @@ def cpu_share(led_count: int = 160, fps: int = 60, seconds: float = 3.0) -> dict
             "frames_per_second": round(ticks / wall, 1), "seconds": round(wall, 2)}
 
 
+def verdict(figures: dict[str, Any]) -> str:
+    """The figures as sentences a builder can act on (``kalimambo leds bench``)."""
+    compute = figures["frame_compute"]
+    targets = figures["targets"]
+    machine = figures["machine"]
+    sizes = ", ".join(f"{n} LEDs {compute[str(n)]['mean_ms']:.2f} ms" for n in LED_COUNTS)
+    biggest = compute[str(LED_COUNTS[-1])]
+    frame_ok = biggest["mean_ms"] <= targets["frame_ms_160"]
+    animation = figures["animation_60fps"][str(LED_COUNTS[-1])]
+    share_ok = animation["cpu_share_percent"] <= targets["cpu_share_percent_60fps"]
+    lines = [
+        f"This machine ({machine['cpu']}, Python {machine['python']}) computes a frame in "
+        f"{sizes} on average (99 % of {LED_COUNTS[-1]}-LED frames within "
+        f"{biggest['p99_ms']:.2f} ms; the target is {targets['frame_ms_160']:g} ms): "
+        + ("fast enough." if frame_ok else "slower than the target."),
+        f"A {LED_COUNTS[-1]}-LED animation at 60 frames a second took "
+        f"{animation['cpu_share_percent']:.1f} % of one CPU core and drew "
+        f"{animation['frames_per_second']:.0f} frames a second (target: at most "
+        f"{targets['cpu_share_percent_60fps']:g} %): "
+        + ("room to spare for the table." if share_ok else "too much on this machine."),
+    ]
+    if frame_ok and share_ok:
+        lines.append("The strip will keep up here, at the board file's animation.fps "
+                     "(30 by default).")
+    else:
+        lines.append("Lower animation.fps in the board file (30 by default, 5 at least) "
+                     "or use fewer LEDs; '--json' prints every figure.")
+    return "\n".join(lines)
+
+
 def run(frames: int = 3000, seconds: float = 3.0) -> dict[str, Any]:
     """Every figure, as one JSON-ready dict."""
     return {

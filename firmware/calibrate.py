@@ -2,9 +2,11 @@
 
 The Pi lights one LED at a time; the builder taps the space on a drawing of the
 board where it glows ("none" for an LED under no space, "skip" to leave it for
-later).  The answers are written to the board file as an explicit ``[layout]
-spaces`` map.  The session is plain Python (tested directly); the Flask app is a
-thin page and four JSON calls over it.
+later).  Once the first space's LEDs are tapped, "N LEDs per space from here" fills
+the rest of a regular strip at once (two LEDs per space took 64 taps before).  The
+answers are written to the board file as an explicit ``[layout] spaces`` map.  The
+session is plain Python (tested directly); the Flask app is a thin page and a few
+JSON calls over it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from kalimambo.firmware.board import BoardConfig, BoardFileError
 from kalimambo.firmware.boardwrite import write_layout
 from kalimambo.firmware.scene import RGB
 
+MAX_PER_SPACE = 16
+"""As many LEDs per space as the board file's ``layout.leds_per_space`` allows."""
 GLOW: RGB = (255, 255, 255)
 DONE: RGB = (0, 40, 0)
 """LEDs already placed glow faintly green, so gaps along the strip stand out."""
@@ -66,13 +70,38 @@ class Calibration:
     def missing(self) -> list[int]:
         return [space for space, leds in enumerate(self.layout()) if not leds]
 
+    def _last_run(self) -> tuple[int, int, int] | None:
+        """Before the current LED: the last space answered, how many LEDs in a row it has
+        there, and the way the spaces run (+1 as the figures walk, -1 against): what
+        "N LEDs per space from here" continues.  None before any space is tapped."""
+        before = [led for led in sorted(self.answers) if led < self.led
+                  and self.answers[led] is not None]
+        if not before:
+            return None
+        space = self.answers[before[-1]]
+        assert space is not None
+        run = 0
+        for led in range(before[-1], -1, -1):
+            if self.answers.get(led) != space:
+                break
+            run += 1
+        step = 1
+        earlier = [s for s in (self.answers[led] for led in before)
+                   if s is not None and s != space]
+        if earlier and (earlier[-1] - space) % self.board.spaces == 1:
+            step = -1  # the strip runs against the figures
+        return space, run, step
+
     def state(self) -> dict[str, Any]:
         layout = self.layout()
+        last = None if self.done else self._last_run()
         return {"led": self.led, "led_count": self.board.led_count,
                 "spaces": self.board.spaces, "done": self.done, "layout": layout,
                 "answered": len(self.answers), "missing": self.missing(),
                 "here": self.answers.get(self.led, "unknown") if not self.done else None,
-                "saved": self.saved, "path": str(self.path)}
+                "saved": self.saved, "path": str(self.path),
+                "fill": None if last is None else {"space": last[0], "per_space": last[1],
+                                                   "step": last[2]}}
 
     def mark(self, space: object) -> dict[str, Any]:
         """The current LED sits under ``space`` (a number), or under none (``None``)."""
@@ -84,6 +113,35 @@ class Calibration:
                                  f"{self.board.spaces - 1}.")
             self.answers[self.led] = space
             self.led += 1
+            self.saved = False
+            self._light()
+            return self.state()
+
+    def fill(self, per_space: object) -> dict[str, Any]:
+        """From the current LED on, ``per_space`` LEDs under each next space, going on
+        from the last space tapped (which first gets its own ``per_space``) in the way
+        the taps ran, until a space already has LEDs or the strip ends."""
+        with self._lock:
+            if not is_int(per_space) or not 1 <= per_space <= MAX_PER_SPACE:
+                raise ValueError(f"LEDs per space: a whole number from 1 to {MAX_PER_SPACE} "
+                                 f"(got {per_space!r}).")
+            last = None if self.done else self._last_run()
+            if last is None:
+                raise ValueError("First tap the space under the glowing LED (and its "
+                                 "neighbours under the same space); then the rest can "
+                                 "follow, N per space.")
+            space, run, step = last
+            taken = {s for s in self.answers.values() if s is not None}
+            left = per_space - run  # the last space tapped may still want LEDs
+            while self.led < self.board.led_count:
+                if left <= 0:
+                    space, left = (space + step) % self.board.spaces, per_space
+                    if space in taken:
+                        break  # round the whole track: the rest are under no space yet
+                self.answers[self.led] = space
+                taken.add(space)
+                self.led += 1
+                left -= 1
             self.saved = False
             self._light()
             return self.state()
@@ -160,6 +218,10 @@ def create_calibrate_app(session: Calibration) -> Flask:
     @app.post("/api/mark")
     def mark() -> Response | tuple[Response, int]:
         return answer(lambda: session.mark(field("space")))
+
+    @app.post("/api/fill")
+    def fill() -> Response | tuple[Response, int]:
+        return answer(lambda: session.fill(field("per_space")))
 
     @app.post("/api/skip")
     def skip() -> Response | tuple[Response, int]:

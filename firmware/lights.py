@@ -19,6 +19,7 @@ from typing import Any
 from kalimambo.firmware.backends import Backend, detect_backend, make_backend
 from kalimambo.firmware.board import BACKENDS, BoardConfig
 from kalimambo.firmware.output import Output
+from kalimambo.firmware.power import PowerWatch
 from kalimambo.firmware.scene import RGB
 from kalimambo.firmware.show import Show
 
@@ -36,8 +37,8 @@ class Lights:
     def __init__(self, board: BoardConfig, strip: str = "auto", *,
                  clock: Callable[[], float] = time.monotonic, run_thread: bool = True,
                  model_path: str | Path | None = None, on_cue: Cue | None = None,
-                 backend_factory: Callable[[str, BoardConfig], Backend] | None = None
-                 ) -> None:
+                 backend_factory: Callable[[str, BoardConfig], Backend] | None = None,
+                 sys_root: str | Path = "/") -> None:
         if strip not in BACKENDS:
             raise ValueError(f"unknown strip {strip!r}: use one of {', '.join(BACKENDS)}")
         self.board = board
@@ -52,6 +53,8 @@ class Lights:
         self._closed = False
         self.show = Show(board.spaces)
         self.output = Output(board)
+        self.power = PowerWatch(board, sys_root)
+        """The Pi's supply and the strip's current (``sys_root``: where /sys is, for tests)."""
         self._override: list[RGB] | None = None
         self._frame: list[RGB] = [(0, 0, 0)] * board.led_count
         self._seen: list[RGB] = [(0, 0, 0)] * board.led_count
@@ -147,8 +150,9 @@ class Lights:
     def status(self) -> dict[str, Any]:
         with self._lock:
             playing = self.show.playing
+            power = self.power.status()
         return {"backend": self.backend_name, "ok": self._error is None,
-                "error": self._error, "playing": playing}
+                "error": self._error, "playing": playing, "power": power}
 
     def _status_check(self) -> None:
         """Call ``on_status`` if the status is not the one last seen."""
@@ -189,6 +193,7 @@ class Lights:
                 top, under = self.show.draw(when)
                 leds = self.output.leds_from_spaces(top, under)
             frame = self.output.finish(leds)
+            self.power.frame(self.output.asked, when)
             self._frame, self._seen = frame, list(leds)
             self.ticks += 1
         self._send(frame)

@@ -44,11 +44,44 @@ def estimate_ma(frame: Sequence[RGB], board: BoardConfig) -> Fraction:
             + Fraction(board.idle_ma_per_led) * board.led_count)
 
 
-def limit_power(frame: list[RGB], budget: int) -> list[RGB]:
-    """``frame`` scaled down, if needed, so its channel sum is at most ``budget``."""
+def channel_sum(frame: Sequence[RGB]) -> int:
+    """The sum of every channel value of a frame: what the current estimate counts."""
     total = 0
     for r, g, b in frame:
         total += r + g + b
+    return total
+
+
+def ma_of_sum(total: int, board: BoardConfig) -> float:
+    """The estimated current (mA) of a frame whose channels add up to ``total``."""
+    return total * board.ma_per_led / FULL_WHITE_SUM + board.idle_ma_per_led * board.led_count
+
+
+def worst_case_ma(board: BoardConfig) -> float:
+    """The most the strip can ask: every LED full white, after gamma and the brightness
+    cap (``max_brightness``) but before the limiter, as the limiter estimates it."""
+    top = gamma_table(board.gamma, board.max_brightness)[255]
+    return ma_of_sum(3 * top * board.led_count, board)
+
+
+def supply_warning(board: BoardConfig) -> str | None:
+    """A sentence when ``power.supply_ma`` is below the strip's worst case (the limiter
+    will dim bright pictures to fit), else None.  Not an error: a builder may choose it."""
+    worst = worst_case_ma(board)
+    if board.supply_ma >= worst:
+        return None
+    return (f"power.supply_ma is {board.supply_ma:g} mA, below the strip's worst case of "
+            f"about {worst:.0f} mA ({board.led_count} LEDs at full white, max_brightness "
+            f"{board.max_brightness:g}): the limiter will dim bright pictures to fit. "
+            "Fine if that is all your supply gives; otherwise set supply_ma to what it "
+            "really gives")
+
+
+def limit_power(frame: list[RGB], budget: int, total: int | None = None) -> list[RGB]:
+    """``frame`` scaled down, if needed, so its channel sum is at most ``budget``
+    (``total``: its channel sum, when already known)."""
+    if total is None:
+        total = channel_sum(frame)
     if total <= budget:
         return frame
     return [(r * budget // total, g * budget // total, b * budget // total)
@@ -64,6 +97,9 @@ class Output:
         self.layout = board.layout
         self.lut = gamma_table(board.gamma, board.max_brightness)
         self.budget = channel_budget(board)
+        self.asked = 0
+        """The channel sum of the last finished frame before the limiter: what the picture
+        asked (the power watch and ``leds test`` compare it with ``budget``)."""
 
     def leds_from_spaces(self, top: Sequence[RGB], under: Sequence[RGB | None] = ()
                          ) -> list[RGB]:
@@ -85,4 +121,5 @@ class Output:
         """Gamma and brightness cap, then the power limit: what the strip shows."""
         lut = self.lut
         out = [(lut[r], lut[g], lut[b]) for r, g, b in leds]
-        return limit_power(out, self.budget)
+        self.asked = total = channel_sum(out)
+        return limit_power(out, self.budget, total)

@@ -17,6 +17,8 @@ COMMANDS = {
     "lights": ("kalimambo.lights_cmd", "drive the strip, buttons and buzzer for the table "
                                        "(serve starts one itself)"),
     "leds": ("kalimambo.leds_cmd", "strip bring-up for builders: test, walk, calibrate, bench"),
+    "doctor": ("kalimambo.doctor_cmd", "when the lights misbehave: check the Pi's supply, "
+                                       "the strip's driver, buttons, buzzer"),
     "tournament": ("kalimambo.tournament", "play computer players against each other"),
     "games": ("kalimambo.games_cmd", "the finished games: export --csv"),
     "host-link": ("kalimambo.hostlink_cmd", "print the host link (with the host key) and "

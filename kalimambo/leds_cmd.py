@@ -28,6 +28,7 @@ from kalimambo.firmware.board import (
     load_board_data,
     parse_board,
 )
+from kalimambo.firmware.output import channel_sum, ma_of_sum, supply_warning
 from kalimambo.firmware.scene import RGB
 
 PROG = "kalimambo leds"
@@ -38,13 +39,16 @@ Bring up the LED strip that runs round the board: light a test pattern, walk the
 strip LED by LED, and calibrate which LED sits under which space from a phone.
 
 Bringing up a strip, step by step:
-  1. Wiring: strip DIN to GPIO 18 (header pin 12) through a 3.3->5 V level shifter
-     (74AHCT125) or a 330 ohm resistor; strip +5V and GND to its own 5 V supply
-     (never the Pi's 5 V pin); the supply's GND joined to a Pi GND pin.
+  1. Wiring: GPIO 18 (header pin 12) to a 3.3->5 V level shifter (74AHCT125), its
+     output through a 330-470 ohm resistor to the strip's DIN (the resistor damps
+     ringing; only the shifter shifts the level); strip +5V and GND to its own 5 V
+     supply (never the Pi's 5 V pin); the supply's GND joined to a Pi GND pin.
   2. Pi 5: add   dtoverlay=ws2812-pio,gpio=18,num_leds=N   to
      /boot/firmware/config.txt (N = your LED count) and reboot: /dev/leds0 appears.
-     Pi 1-4 / Zero 2 W: ./setup.sh installs rpi-ws281x; GPIO 18 needs root (sudo),
-     GPIO 10 (SPI) does not but needs SPI on (raspi-config).
+     Pi 2-4 / Zero 2 W: ./setup.sh installs rpi-ws281x; GPIO 18 needs root (sudo),
+     GPIO 10 (SPI) does not but needs SPI on and a fixed core clock (setup.sh adds
+     dtparam=spi=on and core_freq=250 on a Pi 3, core_freq=500 and
+     core_freq_min=500 on a Pi 4). 'kalimambo doctor' checks all this.
   3. Write a board file, e.g. board.toml (every key: docs/CONTRACTS.md):
          [track]
          spaces = 32            # spaces round your board
@@ -101,7 +105,9 @@ def build_parser() -> Parser:
     test = _strip_command(
         commands, "test", help="colour test pattern, then each space in turn",
         description="Light every LED red, green, blue, then white (about a second each), "
-        "then each space's LEDs in turn, then go dark. Wrong colours: the right "
+        "then each space's LEDs in turn, then go dark. Each pattern's estimated current "
+        "is printed, and when the power limiter dims it to fit power.supply_ma. Wrong "
+        "colours: the right "
         "strip.colour_order is, for each letter of the current one in turn, the colour "
         "you saw when the test showed that colour (with \"GRB\": if red showed green, "
         "green showed red and blue showed blue, use \"RGB\"). Nothing lights: check the "
@@ -139,9 +145,11 @@ def build_parser() -> Parser:
         "bench", help="how fast frames are computed here",
         description="Time the frame computation for 32, 64 and 160 LEDs during a whole "
         "round's animation, and the share of one CPU core that a 60 frames-per-second "
-        "animation takes (targets: 0.5 ms per frame at 160 LEDs, 5 % of a core). "
-        "Uses a simulated strip; touches no hardware.")
-    bench.add_argument("--json", action="store_true", help="print one JSON object")
+        "animation takes (targets: 0.5 ms per frame at 160 LEDs, 5 % of a core), and say "
+        "whether this machine is fast enough. Uses a simulated strip; touches no "
+        "hardware.")
+    bench.add_argument("--json", action="store_true",
+                       help="print the figures as one JSON object instead of sentences")
     bench.add_argument("--frames", type=int, default=3000, help="frames timed per size")
     bench.add_argument("--seconds", type=float, default=3.0,
                        help="seconds the 60 fps animation is measured")
@@ -190,8 +198,11 @@ class Strip:
         from kalimambo.firmware.lights import Lights
 
         logging.getLogger("kalimambo.firmware.lights").setLevel(logging.CRITICAL)  # we say it once
+        logging.getLogger("kalimambo.firmware.power").setLevel(logging.CRITICAL)  # printed here
         self.lights = Lights(board, strip, run_thread=False)
         self.board = board
+        self.asked_ma = self.drawn_ma = 0.0
+        """The last frame's estimated current before the limiter and as sent (mA)."""
         self.out = out
         self.terminal = self.lights.backend_name == "sim" and bool(
             getattr(out, "isatty", lambda: False)())
@@ -204,6 +215,8 @@ class Strip:
     def show(self, leds: Sequence[RGB]) -> list[RGB]:
         self.lights.set_override(leds)
         frame = self.lights.tick()
+        self.asked_ma = ma_of_sum(self.lights.output.asked, self.board)
+        self.drawn_ma = ma_of_sum(channel_sum(frame), self.board)
         if self.terminal:
             bar = "".join(f"\x1b[48;2;{r};{g};{b}m \x1b[0m" for r, g, b in frame)
             self.out.write(f"\r{bar}\n")
@@ -222,21 +235,36 @@ def _say(out: Any, text: str) -> None:
     out.flush()
 
 
+def current(strip: Strip, frame: Sequence[RGB], colour: str = "white") -> str:
+    """What a pattern draws, in words: its estimated current, and whether the limiter
+    dims it to fit ``power.supply_ma`` (and to what)."""
+    board = strip.board
+    if strip.asked_ma <= board.supply_ma:
+        return f"about {strip.asked_ma:.0f} mA (power.supply_ma: {board.supply_ma:g} mA)"
+    top = max((max(led) for led in frame), default=0)
+    return (f"asks about {strip.asked_ma:.0f} mA, more than power.supply_ma "
+            f"({board.supply_ma:g} mA): the limiter dims it to about {strip.drawn_ma:.0f} mA "
+            f"(full {colour} goes out as {top} of 255)")
+
+
 def run_test(strip: Strip, delay: float, space_delay: float, out: Any) -> int:
     board = strip.board
     _say(out, f"colour_order is {board.colour_order}: if the colours below are wrong, see "
               f"'{PROG} test --help'")
     for name, colour in (("RED", RED), ("GREEN", GREEN), ("BLUE", BLUE), ("WHITE", WHITE)):
-        _say(out, f"all {board.led_count} LEDs {name}")
-        strip.show(_solid(board, colour))
+        frame = strip.show(_solid(board, colour))
+        _say(out, f"all {board.led_count} LEDs {name}: {current(strip, frame, name.lower())}")
         time.sleep(delay)
     for space in range(board.spaces):
         leds = board.leds_of(space)
-        _say(out, f"space {space}: LED {', '.join(str(led) for led in leds)}")
-        frame: list[RGB] = [(0, 0, 0)] * board.led_count
+        frame = [(0, 0, 0)] * board.led_count
         for led in leds:
             frame[led] = WHITE
-        strip.show(frame)
+        shown = strip.show(frame)
+        said = f"space {space}: LED {', '.join(str(led) for led in leds)}"
+        if space == 0 or strip.asked_ma > board.supply_ma:
+            said += f": {current(strip, shown)}"
+        _say(out, said)
         time.sleep(space_delay)
     strip.show(_solid(board, (0, 0, 0)))
     _say(out, "done: all dark")
@@ -348,13 +376,13 @@ def stopped_by_signals() -> Iterator[None]:
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     if args.command == "bench":
-        from kalimambo.firmware.bench import run
+        from kalimambo.firmware.bench import run, verdict
 
         figures = run(args.frames, args.seconds)
         if args.json:
             sys.stdout.write(json.dumps(figures) + "\n")
         else:
-            sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+            sys.stdout.write(verdict(figures) + "\n")
         return 0
     if args.leds is not None and args.leds < 1:
         return fail(PROG, f"--leds {args.leds}: a strip has at least 1 LED")
@@ -366,6 +394,9 @@ def main(argv: Sequence[str]) -> int:
                            missing_ok=args.command == "calibrate")
     except BoardFileError as error:
         return fail(PROG, str(error))
+    too_small = supply_warning(board)
+    if too_small is not None:
+        sys.stderr.write(f"{PROG}: warning: {too_small}\n")
     strip = Strip(board, args.strip or board.backend, sys.stdout)
     if strip.error is not None:
         sys.stderr.write(f"{PROG}: the {strip.lights.backend_name} strip did not start: "

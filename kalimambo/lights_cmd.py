@@ -63,6 +63,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("the %s strip is running, %d LEDs", status["backend"], board.led_count)
     for note in agent.notes:
         log.warning("%s", note)
+    from kalimambo.firmware.output import supply_warning
+
+    too_small = supply_warning(board)
+    if too_small is not None:
+        log.warning("%s", too_small)
     agent.start()
     try:
         while not stop.wait(1.0):

@@ -72,6 +72,11 @@ MAX_STEPS = 13
 of them take about a minute, most of it the 3 s interval's."""
 SEED_ENV = "KALIMAMBO_SYNC_SEED"
 ACTIONS = 200
+ROUNDS_NAMED_JS = """() => [document.getElementById('phase'),
+                           document.querySelector('#ring .centre-round')]
+  .filter((node) => node && !node.hidden && !node.closest('[hidden]'))
+  .map((node) => /Round (\\d+)/.exec(node.textContent))
+  .filter(Boolean).map((found) => Number(found[1]))"""
 WEIGHTS = {"next": 40, "skip": 9, "undo": 9, "pacing": 12, "reload": 6, "lights": 5,
            "new_game": 4}
 """How often each host action is chosen (of those that can be done at the time)."""
@@ -204,6 +209,10 @@ class Run:
             f"the board page got to {key} {board_lag:.3f} s late", changed, key)
         assert strip_lag <= STRIP_BOUND_S, self.why(
             f"the strip got to {key} {strip_lag:.3f} s late", changed, key)
+        # one moment on the page: its corner and its ring's middle name the same round
+        named = self.board.page.evaluate(ROUNDS_NAMED_JS)
+        assert len(set(named)) <= 1, self.why(f"the board page names rounds {named} at once",
+                                              changed, key)
         self.done.append(f"{action} -> {key}")
 
     # -- the actions ----------------------------------------------------------------------

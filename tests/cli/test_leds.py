@@ -119,6 +119,43 @@ def test_walk_start_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "--start 40: LEDs run 0 to 31" in err
 
 
+def test_test_prints_each_patterns_current_and_when_the_limiter_steps_in(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """supply_ma = 300 with 32 LEDs: white once dropped to 35 of 255 without a word."""
+    path = board_file(tmp_path, "[power]\nsupply_ma = 300\n")
+    code, out, err = run(["--config", str(path), "--strip", "sim", "test", "--delay", "0",
+                          "--space-delay", "0"], capsys)
+    assert code == 0
+    # the board file check: a supply below the worst case is allowed, and said once
+    assert err.count("\n") == 1 and "warning: power.supply_ma is 300 mA, below the " \
+        "strip's worst case of about 988 mA" in err
+    white = next(line for line in out.splitlines() if line.startswith("all 32 LEDs WHITE"))
+    assert white == ("all 32 LEDs WHITE: asks about 988 mA, more than power.supply_ma "
+                     "(300 mA): the limiter dims it to about 296 mA (full white goes out "
+                     "as 35 of 255)")
+    assert "space 0: LED 0: about 62 mA (power.supply_ma: 300 mA)" in out
+
+
+def test_test_with_enough_supply_prints_the_estimates_only(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["--strip", "sim", "test", "--delay", "0", "--space-delay", "0"],
+                         capsys)
+    assert (code, err) == (0, "")
+    assert "all 32 LEDs WHITE: about 988 mA (power.supply_ma: 3000 mA)" in out
+    assert "limiter" not in out
+
+
+def test_bench_says_in_sentences_whether_this_machine_keeps_up(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["bench", "--frames", "60", "--seconds", "0.2"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("This machine (")
+    assert "160 LEDs" in lines[0] and "the target is 0.5 ms" in lines[0]
+    assert "% of one CPU core" in lines[1]
+    assert "animation.fps" in lines[2]
+
+
 def test_bench_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["bench", "--json", "--frames", "60", "--seconds", "0.2"], capsys)
     assert code == 0

@@ -135,7 +135,7 @@ def test_ws281x_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPa
 ])
 def test_ws281x_is_refused_where_it_cannot_work_and_no_strip_is_built(
         tmp_path: Path, model: bytes | None, machine: str, words: str) -> None:
-    """Off a Pi 1-4 / Zero 2 W no PixelStrip is ever built (one built there crashes the
+    """Off a Pi 2-4 / Zero 2 W no PixelStrip is ever built (one built there crashes the
     process at exit): a clear error instead."""
     path, mem = tmp_path / "model", tmp_path / "mem"
     mem.write_bytes(b"")

@@ -94,6 +94,67 @@ def test_bad_taps_change_nothing(board_path: Path, body: Any) -> None:
     assert session.led == 0 and session.answers == {}
 
 
+def fill_session(path: Path, spaces: int, leds: int) -> tuple[Calibration, Any]:
+    board = parse_board({"track": {"spaces": spaces}, "strip": {"led_count": leds}})
+    session = Calibration(board, path, lambda frame: None)
+    return session, create_calibrate_app(session).test_client()
+
+
+def test_two_leds_per_space_from_here_takes_two_taps_not_64(tmp_path: Path) -> None:
+    """The issue's case: 32 spaces, 64 LEDs, two under each, the strip from space 0."""
+    path = tmp_path / "board.toml"
+    _, client = fill_session(path, 32, 64)
+    assert client.get("/api/state").json["fill"] is None  # nothing tapped: nothing to follow
+    for _ in range(2):
+        state = client.post("/api/mark", json={"space": 0}).json
+    assert state["fill"] == {"space": 0, "per_space": 2, "step": 1}  # the page's guess
+    state = client.post("/api/fill", json={"per_space": 2}).json
+    assert state["done"] and state["missing"] == []
+    assert client.post("/api/save").json["saved"]
+    assert load_board_file(path).layout == tuple((2 * s, 2 * s + 1) for s in range(32))
+
+
+def test_from_here_follows_a_strip_that_runs_backwards_from_any_space(
+        tmp_path: Path) -> None:
+    """LED 0 under space 3, LED 1 between spaces, LED 2 under space 2: the strip runs
+    against the figures, so one per space from there on goes 1, 0, then stops (space 3
+    has its LED); the last LED stays under no space."""
+    _, client = fill_session(tmp_path / "board.toml", 4, 6)
+    for space in (3, None, 2):
+        client.post("/api/mark", json={"space": space})
+    state = client.post("/api/fill", json={"per_space": 1}).json
+    assert state["layout"] == [[4], [3], [2], [0]]
+    assert state["led"] == 5 and not state["done"] and state["missing"] == []
+
+
+def test_from_here_first_completes_the_space_it_is_in(tmp_path: Path) -> None:
+    _, client = fill_session(tmp_path / "board.toml", 4, 12)
+    client.post("/api/mark", json={"space": 0})  # one of its three tapped
+    state = client.post("/api/fill", json={"per_space": 3}).json
+    assert state["layout"] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]]
+    assert state["done"]
+
+
+@pytest.mark.parametrize("body", [{"per_space": 0}, {"per_space": 17},
+                                  {"per_space": "2"}, {"per_space": True}, {}])
+def test_bad_fills_change_nothing(tmp_path: Path, body: Any) -> None:
+    session, client = fill_session(tmp_path / "board.toml", 4, 8)
+    client.post("/api/mark", json={"space": 0})
+    before = dict(session.answers)
+    response = client.post("/api/fill", json=body)
+    assert response.status_code == 400 and response.json["error"]["message"]
+    assert session.answers == before and session.led == 1
+
+
+def test_a_fill_before_any_tap_says_what_to_do(tmp_path: Path) -> None:
+    _, client = fill_session(tmp_path / "board.toml", 4, 8)
+    response = client.post("/api/fill", json={"per_space": 2})
+    assert response.status_code == 400
+    assert "First tap the space" in response.json["error"]["message"]
+    page = client.get("/").data.decode()
+    assert 'id="fill"' in page and "per space from here" in page
+
+
 def test_a_new_board_file_is_made_with_the_led_count(tmp_path: Path) -> None:
     path = tmp_path / "new.toml"
     write_layout(path, [[0], [1], [2], [3]] + [[i] for i in range(4, 32)], led_count=40)

@@ -60,8 +60,12 @@ def test_steady_picture_reaches_the_strip() -> None:
     lit = {i for i, led in enumerate(frame) if led != (0, 0, 0)}
     assert lit == {3, 4, 5, 6, 7, 10, 20}
     assert frame[4] == (127, 0, 0)  # red at half brightness (max_brightness 0.5)
-    assert lights.status() == {"backend": "sim", "ok": True, "error": None,
-                               "playing": False}
+    status = lights.status()
+    power = status.pop("power")
+    assert status == {"backend": "sim", "ok": True, "error": None, "playing": False}
+    # the power watch (tests/firmware/test_power.py): a dim picture, far under 3 A
+    assert power["supply_ma"] == 3000 and power["asked_ma"] == 100
+    assert power["dimming"] is False
 
 
 def test_the_frame_as_a_person_sees_it_keeps_the_figures_colours() -> None:

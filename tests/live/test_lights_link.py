@@ -128,6 +128,23 @@ def test_status_reaches_the_view_and_frames_the_leds_endpoint(table: Any,
     assert lights.of("watch"), "the table asks for frames only when someone wants them"
 
 
+def test_the_power_watch_reaches_the_view(table: Any, lights: Peer) -> None:
+    """The lights' ``power`` (firmware/power.py) is the view's ``lights.power``, with the
+    keys and types API.md promises; a lights process that sends none: null."""
+    client = table.test_client()
+    status(lights)
+    assert wait_for(lambda: state(client)["lights"]["ok"] is True)
+    assert state(client)["lights"]["power"] is None
+    power = {"pi": "low", "pi_sags": 1, "throttled": None, "supply_ma": 300,
+             "asked_ma": 2000, "dimming": True}
+    status(lights, power={**power, "surprise": "dropped"})
+    assert wait_for(lambda: state(client)["lights"]["power"] == power)
+    status(lights, power={"pi": "melting", "asked_ma": "lots", "dimming": 1})
+    assert wait_for(lambda: state(client)["lights"]["power"] == {
+        "pi": "unknown", "pi_sags": 0, "throttled": None, "supply_ma": 0, "asked_ma": 0,
+        "dimming": False})
+
+
 def test_button_commands_play_on_the_table(table: Any, lights: Peer) -> None:
     client = table.test_client()
     _host, tokens = start_three(client)

@@ -55,13 +55,20 @@ def test_after_start_the_strip_shows_every_piece(client: Any, players: int) -> N
     response = client.post("/api/v1/host/start", json={}, headers=bearer(host_token))
     assert response.status_code == 200, response.json
     view = client.get("/api/v1/state").json
-    # The set-up intro plays first (on the strip's own clock), then the steady picture.
+    # The set-up intro plays first (on the strip's own clock), and every piece blinks
+    # where it goes until the host's Done; then the steady picture.
+    assert view["placing"]["reason"] == "setup"
+    assert client.post("/api/v1/host/placed", json={},
+                       headers=bearer(host_token)).status_code == 200
     positions: dict[str, int] = view["positions"]
     pieces = {*positions.values(), view["rhino"], *view["dung"]}
     assert len(view["dung"]) == 6 and view["track_length"] == 32
 
     def settled(frame: list[tuple[int, ...]]) -> bool:
-        return {i for i, led in enumerate(frame) if any(led)} == pieces
+        """Every piece lit and nothing else, and no piece a mere glow (the intro's and
+        the marks' dim low): the steady picture, the figures still to pick breathing."""
+        return ({i for i, led in enumerate(frame) if any(led)} == pieces
+                and min(max(frame[space]) for space in pieces) >= 8)
 
     frame = leds_when(client, settled)
     assert len(frame) == 32

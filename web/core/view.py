@@ -18,10 +18,33 @@ from kalimambo.web.core.state import TableState
 
 
 def lights_summary(status: dict[str, Any]) -> dict[str, Any]:
-    """What the public view says of the strip (the pacing is the table's setting)."""
+    """What the public view says of the strip (the pacing is the table's setting);
+    ``power`` is the lights' watch on the Pi's supply and the strip's current, or None
+    (no lights process, or an older one)."""
     return {"backend": status.get("backend"), "ok": bool(status.get("ok")),
             "error": status.get("error"), "playing": bool(status.get("playing", False)),
-            "connected": bool(status.get("connected", False))}
+            "connected": bool(status.get("connected", False)),
+            "power": _power(status.get("power"))}
+
+
+PI_SUPPLY = ("unknown", "ok", "low", "sagged")
+
+
+def _power(power: object) -> dict[str, Any] | None:
+    """The lights' ``power`` with its keys and types as API.md promises them, or None."""
+    if not isinstance(power, dict):
+        return None
+
+    def count(key: str) -> int:
+        value = power.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    throttled = power.get("throttled")
+    return {"pi": power.get("pi") if power.get("pi") in PI_SUPPLY else "unknown",
+            "pi_sags": count("pi_sags"),
+            "throttled": throttled if isinstance(throttled, bool) else None,
+            "supply_ma": count("supply_ma"), "asked_ma": count("asked_ma"),
+            "dimming": power.get("dimming") is True}
 
 
 @dataclass(frozen=True, slots=True)

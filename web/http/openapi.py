@@ -61,7 +61,21 @@ SCHEMAS: dict[str, Any] = {
     "Lights": {"type": "object", "required": ["backend", "ok", "error"],
                "properties": {"backend": _nullable(STR), "ok": BOOL,
                               "error": _nullable(STR), "pacing": PACING,
-                              "pause_ms": INT, "playing": BOOL}},
+                              "pause_ms": INT, "playing": BOOL,
+                              "connected": BOOL, "power": _nullable(ref("Power"))}},
+    "Power": {"type": "object",
+              "required": ["pi", "pi_sags", "throttled", "supply_ma", "asked_ma", "dimming"],
+              "properties": {
+                  "pi": {"enum": ["unknown", "ok", "low", "sagged"]}, "pi_sags": INT,
+                  "throttled": _nullable(BOOL), "supply_ma": INT, "asked_ma": INT,
+                  "dimming": BOOL},
+              "description": "the lights' watch on power: pi, the Pi's own supply (unknown: "
+                             "no rpi_volt or get_throttled to read, off a Pi; low: "
+                             "under-voltage now; sagged: it was low since the lights "
+                             "started); pi_sags, how often; throttled, the Pi slowing itself "
+                             "(null: this kernel does not say); asked_ma, the most the "
+                             "strip's picture asked (up to 100 mA) against supply_ma; "
+                             "dimming, the limiter dims the picture to fit supply_ma"},
     "Storage": {"type": "object", "required": ["ok", "error"],
                 "properties": {"ok": BOOL, "error": _nullable(STR)},
                 "description": "ok false: the last change could not be saved (disk full, "

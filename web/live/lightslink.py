@@ -247,7 +247,7 @@ class LightsLink:
                     "ok": bool(status.get("ok", False)),
                     "error": status.get("error") if status else "Starting the strip.",
                     "playing": bool(status.get("playing", False)),
-                    "connected": True}
+                    "power": status.get("power"), "connected": True}
 
     def close(self) -> None:
         self._closed = True

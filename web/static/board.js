@@ -23,7 +23,7 @@ import { loadLocal, ownScreen, renderLobby, wireLobby } from "./board/lobby.js";
 import { gameOver, narrate, playbackCaption, say } from "./board/narration.js";
 import { pause, wait } from "./board/pacing.js";
 import { renderReplay, setHost, shownView, wireReplay } from "./board/replay.js";
-import { MAMBO, drawRing, figureKey, slide } from "./board/ring.js";
+import { MAMBO, drawRing, drawRingCentre, figureKey, slide } from "./board/ring.js";
 import { renderScores } from "./board/scores.js";
 import { renderSheetLink } from "./board/sheetlink.js";
 import { cue, unlockOnGesture } from "./board/sound.js";
@@ -67,7 +67,6 @@ function told(tableView) {
     @param {() => boolean} cut */
 async function animate(step, view, cut) {
   const shown = /** @type {import("./board/state.js").Shown} */ (board.shown);
-  board.round = step.round;
   // the step on the board from now on (a round's end is told over its last step, which
   // stays on the board until the next round's reveal)
   if (step.kind !== "round_end") document.body.dataset.playing = stepKey(view);
@@ -127,6 +126,7 @@ async function play() {
     const cut = () => board.queue.length > 0 || board.generation !== generation || ended();
     if (!cut()) {
       board.view = view;  // every part of the page draws this step's moment
+      board.round = step.round;
       showMoment(view);
       renderSide();
       await animate(step, view, cut);
@@ -213,6 +213,7 @@ function onView(tableView, whole) {
       board.view = view;
       board.round = null;
       showMoment(view);
+      drawRingCentre(board);
     }
     renderSide();
   }

@@ -148,9 +148,13 @@ function drawBadges(board, ring, length) {
   ring.appendChild(group);
 }
 
-/** @param {Board} board */
+/** The words in the ring's middle (the round, what to do, the legend), in a group of
+    their own so that they can be drawn again alone.
+    @param {Board} board */
 function drawCentre(board, ring, length) {
   const view = /** @type {View} */ (board.view);  // drawRing drew nothing without one
+  const centre = svg("g", { class: "centre" });
+  ring.appendChild(centre);
   let big = "";
   let small = "";
   if (view.phase === "lobby") {
@@ -170,15 +174,28 @@ function drawCentre(board, ring, length) {
   const inner = R - spaceRadius(length) - 1.5 * u;
   const width = (y) => 2 * Math.sqrt(Math.max(0, inner * inner - (y - CY) ** 2)) - 20;
   const top = CY - 0.3 * u;
-  centreText(ring, top, "centre-round", Math.max(44, 1.3 * u), big, width(top));
-  centreText(ring, top + 1.3 * u, "centre-sub", u, small, width(top + 1.3 * u));
+  centreText(centre, top, "centre-round", Math.max(44, 1.3 * u), big, width(top));
+  centreText(centre, top + 1.3 * u, "centre-sub", u, small, width(top + 1.3 * u));
   if (view.phase !== "lobby") {
     // the legend, one key a line ("M: Mambo the rhino", "K: Kali")
     t("board.legend").split(" · ").forEach((line, i) => {
       const y = CY + 2.6 * u + i * 1.15 * u;
-      centreText(ring, y, "centre-legend", u, line, width(y + 0.3 * u));
+      centreText(centre, y, "centre-legend", u, line, width(y + 0.3 * u));
     });
   }
+}
+
+/** Only the ring's middle again (the round it names), leaving the figures alone: one
+    may be sliding.  @param {Board} board */
+export function drawRingCentre(board) {
+  const ring = $("ring");
+  const old = ring.querySelector("g.centre");
+  if (!old || !board.view) return;
+  const figures = ring.querySelector("g.figures");
+  old.remove();
+  drawCentre(board, ring, trackLength(board.view));
+  // back where it was: under the figures
+  if (figures) ring.insertBefore(/** @type {Element} */ (ring.querySelector("g.centre")), figures);
 }
 
 /** Slide a figure forward round the ring from one space to another (of `view`'s track,
