@@ -270,3 +270,46 @@ def test_webkit_unknown_address_and_strip(server: Server, webkit: Callable[..., 
     page.goto(f"{server.url}/nope")
     page.wait_for_selector(".missing-links", timeout=WAIT_MS)
     page.screenshot(path=str(artifacts / "webkit-newcomer-missing.png"))
+
+
+# -- the builder's table: its power, on the host page ------------------------------------
+
+def test_the_host_page_says_when_the_power_is_wrong(start_server: Any, browser: Any,
+                                                    tmp_path: Path, artifacts: Path) -> None:
+    """A lights process reporting a sagging Pi supply and a strip asking more than its
+    supply: the host page's lights panel says both in a builder's words."""
+    from tests.lights_peers import connect_lights
+
+    sock = str(tmp_path / "lights.sock")
+    server = start_server(extra=("--lights", "external", "--lights-socket", sock))
+    lights = connect_lights(sock, [[0, 0, 0]] * 32)
+    power = {"pi": "low", "pi_sags": 1, "throttled": True, "supply_ma": 300,
+             "asked_ma": 988, "dimming": True}
+    lights.send({"type": "status", "backend": "sim", "ok": True, "error": None,
+                 "playing": False, "power": power})
+    assert wait_for(lambda: (server.state()["lights"].get("power") or {}).get("pi") == "low")
+    context = browser.new_context(viewport={"width": 412, "height": 915}, locale="en-US")
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/host")
+        page.fill("#pin", HOST_PIN)
+        page.click("#login-form button[type=submit]")
+        page.wait_for_selector("#lights-power li", timeout=WAIT_MS)
+        said = page.eval_on_selector_all("#lights-power li", "ns => ns.map(n => n.textContent)")
+        assert any("under-voltage" in line for line in said), said
+        assert any("slowing itself down" in line for line in said), said
+        assert any("asks up to 0.99 A but its supply gives 0.30 A" in line
+                   for line in said), said
+        page.screenshot(path=str(artifacts / "newcomer-host-power.png"), full_page=True)
+        lights.send({"type": "status", "backend": "sim", "ok": True, "error": None,
+                     "playing": False, "power": {**power, "pi": "unknown", "throttled": None,
+                                                 "asked_ma": 120, "dimming": False}})
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#lights-power li')].some("
+            "(n) => n.textContent.includes('cannot be seen here'))", timeout=WAIT_MS)
+        said = page.eval_on_selector_all("#lights-power li", "ns => ns.map(n => n.textContent)")
+        assert said == ["Power: the strip has asked at most 0.12 A of its 0.30 A supply.",
+                        "The Pi's own supply cannot be seen here."], said
+    finally:
+        context.close()
+        lights.sock.close()

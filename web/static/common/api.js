@@ -20,8 +20,12 @@ import { currentLang, hasMessage, t } from "./i18n.js";
      from?: number | null, to: number}} PieceMove
    @typedef {{reason: "undo" | "skip" | "restart" | "setup", round: number,
      moves: PieceMove[]}} Placing
+   @typedef {{pi: "unknown" | "ok" | "low" | "sagged", pi_sags: number,
+     throttled: boolean | null, supply_ma: number, asked_ma: number,
+     dimming: boolean}} Power
    @typedef {{backend: string, ok: boolean, error: string | null, playing: boolean,
-     connected: boolean, pacing: string, pause_ms: number}} Lights
+     connected: boolean, pacing: string, pause_ms: number,
+     power?: Power | null}} Lights
    @typedef {{version: number, phase: "lobby" | "picking" | "playing" | "finished",
      round: number, track_length: number, seats: Seat[], rhino: number | null,
      positions: Record<string, number>, dung: number[], dung_points: number,
