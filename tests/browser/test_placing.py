@@ -161,7 +161,7 @@ def test_the_pieces_to_move_after_an_undo_and_a_skip(server: Server, browser: An
         pages["host"].wait_for_selector("#console", timeout=WAIT_MS)
         server.call("POST", "/host/start", {"setup": SETUP}, host)
         for page in pages.values():
-            page.wait_for_selector("#placing li", timeout=WAIT_MS)
+            page.wait_for_selector("#placing li", state="attached", timeout=WAIT_MS)
         play(server, pages, host, tokens, artifacts, "")
     finally:
         for context in contexts.values():
@@ -183,6 +183,6 @@ def test_the_pieces_to_move_in_webkit(server: Server, webkit: Callable[..., WebK
     pages["host"].wait_for_selector("#console", timeout=WAIT_MS)
     server.call("POST", "/host/start", {"setup": SETUP}, host)
     for page in pages.values():
-        page.wait_for_selector("#placing li", timeout=WAIT_MS)
+        page.wait_for_selector("#placing li", state="attached", timeout=WAIT_MS)
     assert wait_for(lambda: server.state()["placing"] is not None)
     play(server, pages, host, tokens, artifacts, "webkit-")

@@ -31,13 +31,22 @@ export function placingTitle(placing) {
   return t(`place.title.${placing.reason}`, { round: placing.round });
 }
 
-/** Fill a placing box (a section with an h2 and a ul; hidden when there is nothing to
-    move).  Each line carries the piece and its target for the tests and for styling.
+/** A phone's list folds when it is longer than this (the hand stays in sight). */
+const FOLD_AFTER = 4;
+
+/** Fill a placing box (a section, or on the phone a <details>, with an h2 and a ul;
+    hidden when there is nothing to move).  Each line carries the piece and its target
+    for the tests and for styling.
     @param {HTMLElement} box  @param {View | null} view */
 export function renderPlacing(box, view) {
   const placing = view && !view.replay ? view.placing : null;
   box.hidden = !placing;
   if (!placing) return;
+  const key = JSON.stringify(placing);
+  if (box instanceof HTMLDetailsElement && box.dataset.key !== key) {
+    box.open = placing.moves.length <= FOLD_AFTER;  // a new list: open if short
+  }
+  box.dataset.key = key;
   setText(/** @type {HTMLElement} */ (box.querySelector("h2")), placingTitle(placing));
   const list = /** @type {HTMLElement} */ (box.querySelector("ul"));
   list.textContent = "";
