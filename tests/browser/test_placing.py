@@ -124,6 +124,9 @@ def play(server: Server, pages: dict[str, Any], host: str, tokens: dict[str, str
     assert expected, "the rest of round 1 moved nothing"
     assert skipped["placing"]["reason"] == "skip"
     check_pages(pages, expected, back=False)
+    # the table's own screen (this board, on 127.0.0.1) offers Next only while a round
+    # plays: gone once the skip ended it, though a step was still being animated
+    pages["board"].wait_for_selector("#board-controls", state="hidden", timeout=WAIT_MS)
     blinking(server, expected, set(board_of(skipped).values()))
     for where, page in pages.items():
         page.screenshot(path=str(artifacts / f"{prefix}placing-skip-{where}.png"))

@@ -143,6 +143,7 @@ async function play() {
   board.view = board.latest;
   showMoment(/** @type {View} */ (board.view));
   render();
+  renderControls();
 }
 
 /* Many messages in a row (a skip's steps, the next round opening and the computer
@@ -280,7 +281,7 @@ let hostToken = null;
 function renderControls() {
   const box = $("board-controls");
   if (!box) return;
-  const view = board.view;
+  const view = board.latest;  // what the table takes now, not the step still animated
   const playing = view !== null && view.phase === "playing";
   const stepping = playing && ownScreen() && (view.playback || {}).pacing === "step";
   box.hidden = !(playing && hostToken) && !stepping;

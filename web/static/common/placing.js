@@ -50,7 +50,14 @@ export function renderPlacing(box, view) {
   setText(/** @type {HTMLElement} */ (box.querySelector("h2")), placingTitle(placing));
   const list = /** @type {HTMLElement} */ (box.querySelector("ul"));
   list.textContent = "";
+  // a set-up's heaps in one line ("Dung heaps on spaces 9, 14, 20"): the list stays short
+  const heaps = placing.moves.filter((move) => move.piece === "heap").map((move) => move.to);
+  if (heaps.length > 1) {
+    list.appendChild(el("li", { dataset: { piece: "heap", name: "", to: heaps.join(",") } },
+      t("place.heaps", { spaces: heaps.join(", ") })));
+  }
   for (const move of placing.moves) {
+    if (move.piece === "heap" && heaps.length > 1) continue;
     list.appendChild(el("li", { dataset: { piece: move.piece, name: move.name || "",
       to: String(move.to) } }, moveLine(move, placing.reason)));
   }
