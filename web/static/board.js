@@ -146,17 +146,27 @@ async function play() {
   renderControls();
 }
 
-/* Many messages in a row (a skip's steps, the next round opening and the computer
-   players' picks) draw the page once, on the next frame, not once each. */
-let renderDue = false;
+/* A message is drawn at once; many in a row (a skip's steps, the next round opening and
+   the computer players' picks) are drawn once per RENDER_GAP_MS, the last of them
+   included, not once each: the page keeps up with the table. */
+const RENDER_GAP_MS = 16;
+/** @type {ReturnType<typeof setTimeout> | null} */
+let renderTimer = null;
+let renderAgain = false;
 
 function scheduleRender() {
-  if (renderDue) return;
-  renderDue = true;
-  requestAnimationFrame(() => {
-    renderDue = false;
-    if (!board.playing) render();
-  });
+  if (renderTimer !== null) {  // drawn just now: once more when the gap is over
+    renderAgain = true;
+    return;
+  }
+  render();
+  renderTimer = setTimeout(function gap() {
+    renderTimer = null;
+    if (renderAgain) {
+      renderAgain = false;
+      if (!board.playing) scheduleRender();
+    }
+  }, RENDER_GAP_MS);
 }
 
 /** The board at the cursor as it is, nothing replayed: the first view, a reload
