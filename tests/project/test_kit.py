@@ -264,3 +264,26 @@ def test_librsvg_and_chromium_draw_the_diagram_alike(tmp_path: Path, browser: An
     assert by_librsvg[:2] == by_chromium[:2] == (width, height)
     share = differing_share(by_librsvg, by_chromium)
     assert share <= 0.03, f"{share:.1%} of the pixels differ"
+
+
+@pytest.mark.slow
+def test_firefox_draws_the_diagram_as_librsvg_does(tmp_path: Path) -> None:
+    """Firefox's engine too, where Debian's firefox-esr is installed (not by setup.sh: it
+    is large, and the diagram uses only shapes all three draw alike): at most 3 % apart."""
+    firefox, rsvg = shutil.which("firefox-esr") or shutil.which("firefox"), \
+        shutil.which("rsvg-convert")
+    if firefox is None or rsvg is None:
+        pytest.skip("needs firefox-esr and rsvg-convert (apt-get install firefox-esr)")
+    width, height = (int(v) for v in re.search(  # type: ignore[union-attr]
+        r'<svg[^>]* width="(\d+)" height="(\d+)"', WIRING.read_text()).groups())
+    drawn, shot, profile = tmp_path / "librsvg.png", tmp_path / "firefox.png", tmp_path / "p"
+    profile.mkdir()
+    subprocess.run([rsvg, "--format=png", "-o", str(drawn), str(WIRING)], check=True,
+                   timeout=60)
+    subprocess.run([firefox, "--headless", "--no-remote", "--profile", str(profile),
+                    f"--window-size={width},{height}", "--screenshot", str(shot),
+                    WIRING.as_uri()], check=True, timeout=120, capture_output=True)
+    by_librsvg, by_firefox = decode_png(drawn.read_bytes()), decode_png(shot.read_bytes())
+    assert by_librsvg[:2] == by_firefox[:2] == (width, height)
+    share = differing_share(by_librsvg, by_firefox)
+    assert share <= 0.03, f"{share:.1%} of the pixels differ"
