@@ -237,7 +237,9 @@ function renderSide() {
   document.body.dataset.phase = view.phase;
   document.body.classList.toggle("over", view.phase === "finished" && !board.playing);
   renderLobby(board);
-  renderPlacing($("placing"), view);
+  // at the game's end the ring is the final board to check the figures against (and the
+  // strip blinks them); the side keeps its room for the ranking and the chart
+  renderPlacing($("placing"), view.phase === "finished" ? null : view);
   renderScores(board);
   renderLeaderboard(board);
   renderSheetLink(board);
