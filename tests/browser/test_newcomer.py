@@ -233,13 +233,16 @@ def test_the_host_pages_counter_and_seat_rows(server: Server, chromium_page: Any
                            timeout=WAIT_MS)
     page.wait_for_function("() => document.querySelector('#seats li .state-ok, "
                            "#seats li .muted') !== null", timeout=WAIT_MS)
+    # in every row "picked"/"thinking" starts the second line, at the row's left edge
     places = page.eval_on_selector_all(
         "#seats li", """rows => rows.map((row) => {
           const said = [...row.children].find((n) => !n.hidden &&
             /picked|thinking/.test(n.textContent));
-          const grow = row.querySelector('.grow');
-          return said ? [said.getBoundingClientRect().left < grow.getBoundingClientRect().left,
-                         said.textContent] : null;
+          if (!said) return null;
+          const at = said.getBoundingClientRect();
+          const name = row.querySelector('.name').getBoundingClientRect();
+          return [Math.abs(at.left - row.getBoundingClientRect().left) <= 4
+                  && at.top >= name.bottom - 2, said.textContent];
         })""")
     assert all(place is not None and place[0] for place in places), places
     page.screenshot(path=str(artifacts / "newcomer-host-seats.png"), full_page=True)

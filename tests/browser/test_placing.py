@@ -71,6 +71,10 @@ def blinking(server: Server, expected: Moves, pieces: set[int]) -> None:
     """The strip, as a person sees it (``seen``), blinks each target space between the
     piece's colour and a dim glow of it, and never goes dark on any piece (those whose
     players still pick breathe, the others shine steadily)."""
+    # the table's copy of the strip's frame trails the strip by up to a tenth of a second
+    # (more on a busy machine): first the frame of the board after the jump
+    assert wait_for(lambda: all(any(led) for led in (
+        server.call("GET", "/leds")["seen"][space] for space in pieces)))
     samples = []
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline:

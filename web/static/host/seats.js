@@ -16,6 +16,7 @@ function seatStatus(seat) {
 
 function createSeat(seat, openHandover) {
   const parts = {
+    lineBreak: el("span", { class: "line-break", "aria-hidden": "true" }),
     colour: el("span"),
     status: el("span"),
     picked: el("span"),
@@ -23,11 +24,11 @@ function createSeat(seat, openHandover) {
     remove: el("button", { type: "button", class: "danger" }),
     points: el("span"),
   };
-  // "picked" / "thinking" right after the status, on the left of every row alike; the
-  // buttons on the right
+  // while picking, "picked" / "thinking" starts a second line in every row alike, the
+  // buttons on its right
   const item = el("li", { dataset: { seat: seat.name } },
-    el("span", { class: "name" }, seat.name), parts.colour, parts.status, parts.picked,
-    el("span", { class: "grow" }), parts.pickFor, parts.remove, parts.points);
+    el("span", { class: "name" }, seat.name), parts.colour, parts.status, parts.lineBreak,
+    parts.picked, el("span", { class: "grow" }), parts.pickFor, parts.remove, parts.points);
   item.parts = parts;
   parts.pickFor.addEventListener("click", () => openHandover(item.seat));
   parts.remove.addEventListener("click", () =>
@@ -49,6 +50,7 @@ function updateSeat(item, seat, phase) {
   setText(parts.status, text);
   const picking = phase === "picking";
   parts.picked.hidden = !picking;
+  parts.lineBreak.hidden = !picking;
   parts.picked.className = seat.picked ? "state-ok" : "muted";
   setText(parts.picked, seat.picked ? `✓ ${t("pick.picked")}` : `… ${t("pick.thinking")}`);
   parts.pickFor.hidden = !(picking && seat.hosted);
