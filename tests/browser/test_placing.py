@@ -149,38 +149,12 @@ def start(server: Server) -> tuple[str, dict[str, str]]:
     return host, tokens
 
 
-def test_the_pieces_to_move_after_an_undo_and_a_skip(server: Server, browser: Any,
-                                                      artifacts: Path) -> None:
-    contexts = {"board": browser.new_context(viewport=BOARD, locale="en-US"),
-                "host": browser.new_context(viewport=PHONE, locale="en-US"),
-                "phone": browser.new_context(viewport=PHONE, locale="en-US")}
-    try:
-        pages = {where: context.new_page() for where, context in contexts.items()}
-        join(pages["phone"], server.url, NAMES[0])
-        tokens = {NAMES[0]: pages["phone"].evaluate(
-            "() => localStorage.getItem('kalimambo.token')")}
-        host, others = start(server)
-        tokens.update(others)
-        pages["board"].goto(f"{server.url}/board")
-        pages["host"].goto(f"{server.url}/host")
-        pages["host"].fill("#pin", HOST_PIN)
-        pages["host"].click("#login-form button[type=submit]")
-        pages["host"].wait_for_selector("#console", timeout=WAIT_MS)
-        server.call("POST", "/host/start", {"setup": SETUP}, host)
-        for page in pages.values():
-            page.wait_for_selector("#placing li", state="attached", timeout=WAIT_MS)
-        play(server, pages, host, tokens, artifacts, "")
-    finally:
-        for context in contexts.values():
-            context.close()
-
-
-def test_the_pieces_to_move_in_webkit(server: Server, webkit: Callable[..., WebKitPage],
-                                      artifacts: Path) -> None:
-    pages: dict[str, Any] = {"board": webkit(1280, 720), "host": webkit(412, 915),
-                             "phone": webkit()}
+def open_table(server: Server, pages: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    """Ana joins on the phone page, the host logs in on the host page, the board page
+    opens, the game starts; the host's token and every seat's token (in either engine)."""
     join(pages["phone"], server.url, NAMES[0])
-    tokens = {NAMES[0]: pages["phone"].local_storage("kalimambo.token")}
+    tokens = {NAMES[0]: pages["phone"].evaluate(
+        "() => localStorage.getItem('kalimambo.token')")}
     host, others = start(server)
     tokens.update(others)
     pages["board"].goto(f"{server.url}/board")
@@ -191,5 +165,27 @@ def test_the_pieces_to_move_in_webkit(server: Server, webkit: Callable[..., WebK
     server.call("POST", "/host/start", {"setup": SETUP}, host)
     for page in pages.values():
         page.wait_for_selector("#placing li", state="attached", timeout=WAIT_MS)
+    return host, tokens
+
+
+def test_the_pieces_to_move_after_an_undo_and_a_skip(server: Server, browser: Any,
+                                                      artifacts: Path) -> None:
+    contexts = {"board": browser.new_context(viewport=BOARD, locale="en-US"),
+                "host": browser.new_context(viewport=PHONE, locale="en-US"),
+                "phone": browser.new_context(viewport=PHONE, locale="en-US")}
+    try:
+        pages = {where: context.new_page() for where, context in contexts.items()}
+        host, tokens = open_table(server, pages)
+        play(server, pages, host, tokens, artifacts, "")
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
+def test_the_pieces_to_move_in_webkit(server: Server, webkit: Callable[..., WebKitPage],
+                                      artifacts: Path) -> None:
+    pages: dict[str, Any] = {"board": webkit(1280, 720), "host": webkit(412, 915),
+                             "phone": webkit()}
+    host, tokens = open_table(server, pages)
     assert wait_for(lambda: server.state()["placing"] is not None)
     play(server, pages, host, tokens, artifacts, "webkit-")
