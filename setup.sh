@@ -125,6 +125,9 @@ CMD_LINK=/usr/local/bin/kalimambo
 HOTSPOT_CON=kalimambo-hotspot
 HOTSPOT_FILE=/etc/NetworkManager/system-connections/$HOTSPOT_CON.nmconnection
 HOTSPOT_ADDRESS=10.42.0.1
+HOTSPOT_INFO=$ETC_DIR/hotspot.toml
+PORTAL_DIR=/var/lib/kalimambo-portal
+DNS_DROPIN=/etc/NetworkManager/dnsmasq-shared.d/kalimambo-portal.conf
 SERVICE_USER=kalimambo
 
 at() { printf '%s%s' "$ROOT" "$1"; }
@@ -408,11 +411,11 @@ dev_tools() {
     # command:package (pdftoppm comes in poppler-utils: the score sheet's A4 test;
     # rsvg-convert in librsvg2-bin: the wiring diagram drawn by librsvg and by chromium;
     # WebKitWebDriver in webkit2gtk-driver, which brings WebKitGTK's MiniBrowser, and
-    # Xvfb in xvfb: the WebKit browser tests)
-    # Xvfb in xvfb: the WebKit browser tests; node and npm: the JavaScript type check)
+    # Xvfb in xvfb: the WebKit browser tests; node and npm: the JavaScript type check;
+    # zbarimg in zbar-tools: the Wi-Fi QR code read back)
     for pair in chromium:chromium rsvg-convert:librsvg2-bin shellcheck:shellcheck \
             pdftoppm:poppler-utils WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb node:nodejs \
-            npm:npm; do
+            npm:npm zbarimg:zbar-tools; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
     done
     if [ "${#missing[@]}" != 0 ]; then
@@ -786,9 +789,12 @@ hotspot() {
     file="$(hotspot_file)"
     if [ -n "$file" ] && grep -qx "hotspot=$fingerprint" "$(at $STATE_FILE)" 2>/dev/null; then
         say "   unchanged: the hotspot connection $HOTSPOT_CON ($file)"
-        if [ "$DRY" = 0 ] && [ "$(nmcli -g GENERAL.STATE connection show "$HOTSPOT_CON" 2>/dev/null)" = activated ]; then
+        if [ "$DRY" = 0 ] && [ "$(nmcli -g GENERAL.STATE connection show "$HOTSPOT_CON" 2>/dev/null)" = activated ] \
+                && cmp -s "$REPO/deploy/kalimambo-portal-dnsmasq.conf" "$(at $DNS_DROPIN)" \
+                && [ -d "$(at $PORTAL_DIR)" ]; then
             say "   up: the hotspot '$HOTSPOT'"
-        else
+        else  # down, or its DNS has a new drop-in: dnsmasq reads it as the hotspot comes up
+            dns_dropin
             run nmcli connection up "$HOTSPOT_CON"
         fi
     else
@@ -801,10 +807,45 @@ hotspot() {
             run nmcli connection add type wifi ifname wlan0 con-name "$HOTSPOT_CON" "${settings[@]}"
         fi
         note_state hotspot "$fingerprint"
+        dns_dropin
         say "   note: bringing the hotspot up drops this Pi's ordinary Wi-Fi (and an SSH session over it)"
         run nmcli connection up "$HOTSPOT_CON"
     fi
+    portal_files
     say "   phones: join '$HOTSPOT', then open http://$HOTSPOT_ADDRESS$( [ "$PORT" = 80 ] || printf ':%s' "$PORT")/"
+}
+
+# dns_dropin: the hotspot's dnsmasq also reads the hosts files the table writes in
+# $PORTAL_DIR (the phones' connectivity checks; web/system/portaldns.py). The folder must
+# exist before dnsmasq starts: it watches only a folder it found.
+dns_dropin() {
+    [ -d "$(at $PORTAL_DIR)" ] \
+        || run install -d -m 0755 -o "$SERVICE_USER" -g "$SERVICE_USER" "$PORTAL_DIR"
+    install_file "$REPO/deploy/kalimambo-portal-dnsmasq.conf" "$DNS_DROPIN" 0644 || true
+}
+
+# portal_files: what the table learns of the hotspot (its name and password for the
+# board's Wi-Fi QR code, where the DNS drop-in looks), readable by root and the table's
+# user only; the table reads it as it starts.
+portal_files() {
+    local wanted
+    wanted="$(mktemp)"
+    HOTSPOT_NAME="$HOTSPOT" HOTSPOT_PASS="$HOTSPOT_PASSWORD" "$PYTHON" -c '
+import json, os, sys
+print("# Written by setup.sh --hotspot for the table (web/system/hotspot.py).")
+for key, value in (("name", os.environ["HOTSPOT_NAME"]), ("password", os.environ["HOTSPOT_PASS"]),
+                   ("address", sys.argv[1]), ("dns_dir", sys.argv[2])):
+    print(f"{key} = {json.dumps(value)}")' "$HOTSPOT_ADDRESS" "$PORTAL_DIR" > "$wanted"
+    if [ -f "$(at $HOTSPOT_INFO)" ] && cmp -s "$wanted" "$(at $HOTSPOT_INFO)"; then
+        say "   unchanged: $HOTSPOT_INFO"
+    elif [ "$DRY" = 1 ]; then
+        say "   would write $HOTSPOT_INFO (mode 0640, root:$SERVICE_USER; the password is not shown)"
+    else
+        say "   + install -m 0640 -o root -g $SERVICE_USER (the hotspot's name and password) $HOTSPOT_INFO"
+        install -D -m 0640 -o root -g "$SERVICE_USER" "$wanted" "$HOTSPOT_INFO"
+        [ ! -e "$(at $UNIT_FILE)" ] || run systemctl restart kalimambo.service
+    fi
+    rm -f "$wanted"
 }
 
 wifi_country() {
@@ -813,10 +854,17 @@ wifi_country() {
 }
 
 remove_hotspot() {
-    if [ -n "$(hotspot_file)" ]; then
+    local table_knew=0
+    [ -e "$(at $HOTSPOT_INFO)" ] && table_knew=1
+    if [ -n "$(hotspot_file)" ] || [ -e "$(at $HOTSPOT_INFO)" ] || [ -e "$(at $DNS_DROPIN)" ] \
+            || [ -e "$(at $PORTAL_DIR)" ]; then
         step "Convention hotspot: removed"
-        run nmcli connection delete "$HOTSPOT_CON"
+        [ -z "$(hotspot_file)" ] || run nmcli connection delete "$HOTSPOT_CON"
         note_state hotspot
+        remove_path "$HOTSPOT_INFO" "$DNS_DROPIN" "$PORTAL_DIR"
+        if [ "$table_knew" = 1 ] && [ -e "$(at $UNIT_FILE)" ]; then
+            run systemctl try-restart kalimambo.service  # no more Wi-Fi code on the board
+        fi
     fi
 }
 

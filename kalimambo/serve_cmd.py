@@ -34,6 +34,7 @@ from typing import Any
 from kalimambo.args import Parser, fail
 from kalimambo.boardfile import DEFAULT_CONFIG, config_path, load_board
 from kalimambo.lights_cmd import DEFAULT_SOCKET, STRIPS
+from kalimambo.web.system.hotspot import HOTSPOT_FILE, HotspotFileError, read_hotspot
 
 PROG = "kalimambo serve"
 LIGHTS_MODES = ("child", "external", "off")
@@ -107,6 +108,10 @@ def parse(argv: Sequence[str]) -> Any:
                         help="the Unix socket the lights process connects to (default: "
                              f"a private temporary one for child, {DEFAULT_SOCKET} for "
                              "external)")
+    parser.add_argument("--hotspot-file", metavar="PATH",
+                        help=f"the convention hotspot setup.sh made (default {HOTSPOT_FILE} "
+                             "if it exists): the board shows its Wi-Fi QR code and the table "
+                             "answers the phones' connectivity checks")
     parser.add_argument("--worker-timeout", type=int, default=WORKER_TIMEOUT_S,
                         metavar="S", help="replace a web worker that stops answering for "
                                           f"S seconds (default {WORKER_TIMEOUT_S})")
@@ -182,6 +187,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         board = load_board(args.config)
     except ValueError as error:
         return fail(PROG, str(error))
+    try:
+        hotspot = read_hotspot(Path(args.hotspot_file or HOTSPOT_FILE))
+    except HotspotFileError as error:
+        return fail(PROG, str(error))
+    if args.hotspot_file and hotspot is None:
+        return fail(PROG, f"--hotspot-file: there is no file {args.hotspot_file}")
     data_dir = Path(args.data_dir)
     problem = check_port(args.host, args.port)
     if problem:
@@ -215,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              else DEFAULT_SOCKET)
     config = {"DATA_DIR": str(data_dir), "HOST_PIN": pin, "HOST_KEY": opened.host_key,
               "BOARD": board, "PORT": args.port, "JOIN_URL": url, "RUNNER": "auto",
-              "LIGHTS_SOCKET": socket_path}
+              "LIGHTS_SOCKET": socket_path, "HOTSPOT": hotspot}
     child = None
     if private is not None and socket_path is not None:
         from kalimambo.web.system.lightschild import LightsChild

@@ -158,8 +158,9 @@ def test_language_names_as_text_hints_and_a_lost_seat(server: Server, browser: A
         assert suggested in hand(phone)
 
         # the switch on the page changes every word, and is remembered
-        phone.select_option("#lang", "it")
-        assert phone.text_content("#round-line") == "Turno 1 di 12"
+        phone.select_option("#lang", "it")  # the page fetches Italian first (issue 36)
+        phone.wait_for_function("() => document.getElementById('round-line').textContent"
+                                " === 'Turno 1 di 12'", timeout=WAIT_MS)
         assert phone.text_content("#confirm") == f"Gioca la carta {suggested}"
         phone.screenshot(path=str(artifacts / "phone-italian-hint.png"))
         phone.reload()

@@ -44,6 +44,16 @@ def test_a_broken_board_file_names_the_key(tmp_path: Path) -> None:
     assert_refused(serve("--config", str(broken), "--data-dir", str(tmp_path / "d")))
 
 
+def test_a_broken_or_missing_hotspot_file_is_refused(tmp_path: Path) -> None:
+    hotspot = tmp_path / "hotspot.toml"
+    hotspot.write_text('name = "Booth"\npassword = "short"\n')
+    data = ("--data-dir", str(tmp_path / "d"))
+    assert_refused(serve("--hotspot-file", str(hotspot), *data), "8 to 63")
+    assert_refused(serve("--hotspot-file", str(tmp_path / "none.toml"), *data),
+                   "no file")
+    assert not (tmp_path / "d").exists()  # refused before the data dir is touched
+
+
 def test_a_port_in_use_is_refused_at_once(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -472,6 +472,37 @@ def test_hotspot_installs_what_it_calls(tmp_path: Path) -> None:
     assert out.index("rfkill dnsmasq-base") < out.index("rfkill unblock wifi")
 
 
+def test_hotspot_tells_the_table_and_its_dns(tmp_path: Path) -> None:
+    """The hotspot's name and password for the board's Wi-Fi code (root and the table's
+    user only, the password never printed), and the DNS drop-in with its folder made
+    before the hotspot (and so its dnsmasq) comes up."""
+    out = dry_run(fake_pi(tmp_path, PI4), "--hotspot", "Booth", "--hotspot-password",
+                  "rhinodung42")
+    assert "rhinodung42" not in out
+    assert "would write /etc/kalimambo/hotspot.toml (mode 0640, root:kalimambo" in out
+    folder = lines_with(out, "would run: install -d -m 0755 -o kalimambo -g kalimambo "
+                             "/var/lib/kalimambo-portal")
+    assert folder
+    assert "would install /etc/NetworkManager/dnsmasq-shared.d/kalimambo-portal.conf" in out
+    assert "   |  hostsdir=/var/lib/kalimambo-portal" in out
+    assert out.index("kalimambo-portal.conf") < out.index(
+        "would run: nmcli connection up kalimambo-hotspot")
+
+
+@pytest.mark.parametrize("how", [("--no-hotspot",), ("--uninstall",)])
+def test_no_hotspot_and_uninstall_remove_what_the_hotspot_added(
+        tmp_path: Path, how: tuple[str, ...]) -> None:
+    root = fake_pi(tmp_path, PI4)
+    for path in ("etc/kalimambo/hotspot.toml", "var/lib/kalimambo-portal/kalimambo-probes",
+                 "etc/NetworkManager/dnsmasq-shared.d/kalimambo-portal.conf"):
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text("x\n")
+    out = dry_run(root, *how)
+    for path in ("/etc/kalimambo/hotspot.toml", "/var/lib/kalimambo-portal",
+                 "/etc/NetworkManager/dnsmasq-shared.d/kalimambo-portal.conf"):
+        assert lines_with(out, f"would run: rm -rf {path}"), path
+
+
 @pytest.mark.parametrize(("password", "secured_before", "removes_security"), [
     ("rhinodung42", True, False), (None, True, True), (None, False, False)])
 def test_an_existing_hotspot_is_changed_in_place(

@@ -42,6 +42,8 @@ def used_keys() -> set[str]:
         for tag in re.findall(r"{[{%](.*?)[%}]}", html, re.S):  # a macro's arguments
             found |= {k for k in re.findall(r'"([a-z]+\.[\w.]+)"', tag)
                       if not k.endswith(".html")}
+    for path in (WEB / "http").glob("*.py"):  # filled in on the server (lang.name...)
+        found |= set(re.findall(r'messages\(\)\[\w+\]\["([\w.]+)"\]', path.read_text("utf-8")))
     for path in STATIC.rglob("*.js"):
         text = path.read_text("utf-8")
         found |= set(re.findall(r'\bt\(\s*"([\w.]+)"', text))
@@ -118,17 +120,23 @@ def client(tmp_path: Path) -> Iterator[Any]:
     app.extensions["kalimambo"].close()
 
 
-@pytest.mark.parametrize("path", ["/", "/board", "/host"])
-def test_pages_answer_with_all_four_languages(client: Any, path: str) -> None:
+@pytest.mark.parametrize("path", ["/", "/board", "/host", "/nope"])
+def test_pages_answer_in_one_language_and_name_all_four(client: Any, path: str) -> None:
+    """Only the chosen language's messages come with a page (issue 36); the switch
+    fetches another from /i18n/<lang>.json (tests/http/test_compress.py)."""
     response = client.get(path, headers={"Accept-Language": "fr-CH, fr;q=0.9"})
-    assert response.status_code == 200
+    assert response.status_code == (404 if path == "/nope" else 200)
     html = response.get_data(as_text=True)
     assert '<html lang="fr"' in html
     block = re.search(r'<script type="application/json" id="messages">(.*?)</script>',
                       html, re.S)
     assert block is not None
-    messages = json.loads(block.group(1))
-    assert sorted(messages) == ["de", "en", "fr", "it"]
+    assert json.loads(block.group(1)) == {"fr": load("fr")}
+    names = re.search(r'<script type="application/json" id="languages">(.*?)</script>',
+                      html, re.S)
+    assert names is not None
+    assert json.loads(names.group(1)) == {lang: load(lang)["lang.name"]
+                                          for lang in ("en", "de", "fr", "it")}
 
 
 def test_qr_code_carries_the_join_url_from_the_public_view(client: Any) -> None:

@@ -5,28 +5,41 @@
     guest_probe.py manifest                 what setup.sh installs: path -> owner mode sum
     guest_probe.py processes UNIT           each process of UNIT: user, groups, caps, libs
     guest_probe.py phone-join SSID [PSK]    the phone's radio joins the hotspot, gets a lease
+    guest_probe.py phone-lease              the phone asks for a new DHCP lease
+    guest_probe.py resolve NAME             NAME's IPv4 address by the resolver DHCP gave
+    guest_probe.py check METHOD URL         one request as a connectivity check sends it:
+                                            redirects not followed (in the phone's netns)
     guest_probe.py http METHOD URL [BODY [TOKEN]]   one JSON request (in the phone's netns)
     guest_probe.py mdns NAME                one-shot mDNS query for NAME's IPv4 address
     guest_probe.py streams N SECONDS        N event streams to the table on port 80, each
                                             from its own loopback address, held SECONDS
     guest_probe.py memory UNIT...           MemAvailable and each unit's memory (MB)
+    guest_probe.py phones N [PORT]          N phones at once, each from its own loopback
+                                            address: the phone page and its files, as a
+                                            browser with an empty cache fetches them, then
+                                            a seat; the seconds until each has it
 
 Standard library only: it runs on the Pi's own python3, before and after any venv.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import gzip
 import hashlib
 import json
 import os
 import random
+import re
 import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any
 
@@ -108,20 +121,61 @@ def phone_join(ssid: str, psk: str | None) -> dict[str, Any]:
         if time.monotonic() > deadline:
             raise SystemExit("the phone did not associate with the hotspot in 120 s")
         time.sleep(1)
+    return {**phone_lease(), "associated": True}
+
+
+PHONE_RESOLV = Path(f"/etc/netns/{PHONE}/resolv.conf")
+"""``ip netns exec`` mounts it over /etc/resolv.conf: the phone's own DNS servers."""
+
+
+def phone_lease() -> dict[str, Any]:
+    """A DHCP lease for the phone, its address, route and DNS servers set as a phone's
+    system sets them (busybox ships no lease script: without one nothing is set)."""
     script = Path("/var/tmp/phone-udhcpc.sh")  # /run is noexec: udhcpc could not run it
+    PHONE_RESOLV.parent.mkdir(parents=True, exist_ok=True)
     script.write_text("#!/bin/sh\ncase \"$1\" in bound|renew)\n"
                       "  ip addr flush dev \"$interface\"\n"
                       "  ip addr add \"$ip/${mask:-24}\" dev \"$interface\"\n"
                       "  [ -n \"$router\" ] && ip route replace default via "
-                      "${router%% *} dev \"$interface\"\n;; esac\n")
+                      "${router%% *} dev \"$interface\"\n"
+                      f"  : > {PHONE_RESOLV}\n"
+                      f"  for server in $dns; do echo \"nameserver $server\" >> {PHONE_RESOLV}; "
+                      "done\n;; esac\n")
     script.chmod(0o755)
     in_phone("busybox", "udhcpc", "-i", "wlan1", "-s", str(script), "-n", "-q",
              "-t", "20", "-T", "3")
     shown = in_phone("ip", "-4", "-o", "addr", "show", "dev", "wlan1").split()
     if len(shown) < 4:
         raise SystemExit("the phone got no IPv4 address from the hotspot's DHCP")
-    address = shown[3]
-    return {"address": address, "associated": True}
+    servers = [line.split()[1] for line in PHONE_RESOLV.read_text().splitlines()
+               if line.startswith("nameserver ")] if PHONE_RESOLV.exists() else []
+    return {"address": shown[3], "dns": servers}
+
+
+def resolve(name: str) -> dict[str, Any]:
+    try:
+        return {"address": socket.gethostbyname(name)}
+    except OSError as error:
+        return {"address": None, "error": str(error)}
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def check(method: str, url: str) -> dict[str, Any]:
+    """One request as a phone's connectivity check (or a form's button) sends it."""
+    request = urllib.request.Request(url, data=b"" if method == "POST" else None,
+                                     method=method)
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=30) as response:
+            status, headers, raw = response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        status, headers, raw = error.code, error.headers, error.read()
+    return {"status": status, "location": headers.get("Location"),
+            "body": raw[:2000].decode(errors="replace")}
 
 
 def http(method: str, url: str, body: str | None, token: str | None) -> dict[str, Any]:
@@ -213,6 +267,61 @@ def streams(count: int, seconds: float) -> dict[str, Any]:
     return {"opened": opened, "held_s": seconds}
 
 
+ASSET = re.compile(r'(?:href|src)="(/static/[^"]+)"')
+
+
+def one_phone(index: int, name: str, start: threading.Event, port: int) -> dict[str, Any]:
+    """One phone with an empty cache: the page, then its files over up to four
+    connections at once (as a browser does), then the join; seconds and bytes."""
+    address = f"127.0.{2 + index // 250}.{2 + index % 250}"
+    headers = {"Accept-Encoding": "gzip", "Accept-Language": "en", "Host": "10.42.0.1"}
+    wire = [0]
+
+    def get(path: str) -> bytes:
+        connection = HTTPConnection("127.0.0.1", port, timeout=120,
+                                                source_address=(address, 0))
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        body = response.read()
+        wire[0] += len(body) + sum(len(k) + len(v) + 4 for k, v in response.getheaders())
+        connection.close()
+        if response.status != 200:
+            raise SystemExit(f"phone {index}: GET {path} answered {response.status}")
+        return gzip.decompress(body) if response.getheader("Content-Encoding") == "gzip" \
+            else body
+
+    start.wait()
+    begun = time.monotonic()
+    page = get("/").decode()
+    assets = sorted(set(ASSET.findall(page)))
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        list(pool.map(get, assets))
+    loaded = time.monotonic() - begun
+    connection = HTTPConnection("127.0.0.1", port, timeout=120,
+                                            source_address=(address, 0))
+    connection.request("POST", "/api/v1/join", body=json.dumps({"name": name}),
+                       headers={"Content-Type": "application/json", "Host": "10.42.0.1"})
+    response = connection.getresponse()
+    answer = json.loads(response.read() or b"null")
+    if response.status not in (200, 201) or "token" not in (answer or {}):
+        raise SystemExit(f"phone {index}: the join answered {response.status} {answer}")
+    return {"loaded_s": round(loaded, 2), "seated_s": round(time.monotonic() - begun, 2),
+            "requests": len(assets) + 1, "bytes": wire[0]}
+
+
+def phones(count: int, port: int = 80) -> dict[str, Any]:
+    """``count`` phones opening the phone page at the same moment, each to a seat."""
+    start = threading.Event()
+    names = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
+    with concurrent.futures.ThreadPoolExecutor(count) as pool:
+        futures = [pool.submit(one_phone, i, names[i % len(names)] + str(i), start, port)
+                   for i in range(count)]
+        time.sleep(0.5)
+        start.set()
+        found = [future.result() for future in futures]
+    return {"phones": found}
+
+
 def memory(units: list[str]) -> dict[str, Any]:
     info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
     found: dict[str, Any] = {key: round(int(info[key].split()[0]) / 1024, 1)
@@ -232,6 +341,12 @@ def main(argv: list[str]) -> int:
         result = processes(args[0])
     elif what == "phone-join":
         result = phone_join(args[0], args[1] if len(args) > 1 else None)
+    elif what == "phone-lease":
+        result = phone_lease()
+    elif what == "resolve":
+        result = resolve(args[0])
+    elif what == "check":
+        result = check(args[0], args[1])
     elif what == "http":
         result = http(args[0], args[1], args[2] if len(args) > 2 else None,
                       args[3] if len(args) > 3 else None)
@@ -241,6 +356,8 @@ def main(argv: list[str]) -> int:
         result = streams(int(args[0]), float(args[1]))
     elif what == "memory":
         result = memory(args)
+    elif what == "phones":
+        result = phones(int(args[0]), int(args[1]) if len(args) > 1 else 80)
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -42,6 +42,9 @@ DEFAULTS: dict[str, Any] = {
     "JOIN_URL": None,         # None: the Pi's LAN address (or kalimambo.local)
     "RUNNER": "auto",         # bots and hints: auto | thread | inline
     "HEARTBEAT": 15.0,        # seconds between SSE heartbeat comments
+    "HOTSPOT": None,          # a web.system.hotspot.Hotspot (setup.sh --hotspot), or none
+    "ARP_FILE": None,         # the kernel's neighbour table; None: /proc/net/arp
+    "ROUTES_FILE": None,      # the routing table; None: /proc/net/route
 }
 
 
@@ -122,7 +125,26 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
     app.register_blueprint(archive_bp)
+    from kalimambo.web.http import compress
+
+    compress.install(app)  # gzip for text over 1 KB, static files once (issue 36)
+    from kalimambo.web.http import portal
     from kalimambo.web.http.hardening import install
 
+    portal.install(app, app.config["HOTSPOT"], service.store)
+    _follow_the_way_out(app)
     install(app)
     return app
+
+
+def _follow_the_way_out(app: Flask) -> None:
+    """With a hotspot, keep its DNS for the connectivity checks in step with the Pi's
+    way out (web/system/portaldns.py)."""
+    from kalimambo.web.system.hotspot import Hotspot
+    from kalimambo.web.system.portaldns import ROUTES, PortalDns
+
+    hotspot = app.config["HOTSPOT"]
+    if isinstance(hotspot, Hotspot) and hotspot.dns_dir is not None:
+        routes = Path(app.config["ROUTES_FILE"] or ROUTES)
+        app.extensions["kalimambo.portal_dns"] = PortalDns(
+            hotspot.dns_dir, hotspot.address, routes).start()

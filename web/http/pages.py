@@ -1,13 +1,23 @@
 """The pages (phone, board, host): a blueprint the app factory registers.
 
 The pages are static HTML plus JavaScript modules (no build step) that talk to
-``/api/v1``; the server only fills in the translations (all four languages, so the
-switch on the page needs no round trip), lists each page's modules for preloading,
-and draws the join QR code, so the phones never need anything from the internet.
+``/api/v1``; the server only fills in the translations, lists each page's modules for
+preloading, and draws the join QR code, so the phones never need anything from the
+internet.
+
+A page brings the messages of one language only (issue 36: all four were half of a
+phone's first load): the player's choice, which the page's language switch keeps in
+localStorage and in the ``lang`` cookie for the server (``page_lang``), else the best
+match for the browser's ``Accept-Language``, else English.  The switch fetches
+another language from ``/i18n/<lang>.json`` once (ETag, revalidated) and keeps it; a
+choice stored before the cookie existed is fetched the same way before the page
+draws (common/i18n.js), so the page never shows a message key.  Every language's
+own name comes with the page too, for the switch.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import posixpath
@@ -17,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import segno
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Blueprint, Response, abort, current_app, render_template, request
 
 from kalimambo.engine.players import DEFAULT_LEVEL, LEVELS
 from kalimambo.web.core.seats import NAME_MAX
@@ -32,6 +42,8 @@ bp = Blueprint("pages", __name__, template_folder=TEMPLATES_DIR, static_folder=S
                static_url_path="/static")
 IMPORT = re.compile(r'^import\s[^;]*?\bfrom\s+"(\.{1,2}/[^"]+)";', re.MULTILINE)
 LANGUAGES = ("en", "de", "fr", "it")
+LANG_COOKIE = "lang"
+"""Set by the language switch (common/i18n.js): the language a page is sent in."""
 FALLBACK_JOIN_URL = "http://kalimambo.local/"
 
 
@@ -42,11 +54,40 @@ def messages() -> dict[str, dict[str, str]]:
             for lang in LANGUAGES}
 
 
-@cache
-def messages_json() -> str:
-    """The messages as JSON safe to put inside a ``<script>`` element."""
-    text = json.dumps(messages(), ensure_ascii=False, separators=(",", ":"))
+def script_json(value: Any) -> str:
+    """``value`` as JSON safe to put inside a ``<script>`` element."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@cache
+def messages_json(lang: str) -> str:
+    """One language's messages for a page: ``{"<lang>": {key: text}}`` (the shape
+    common/i18n.js keeps every language it has in)."""
+    return script_json({lang: messages()[lang]})
+
+
+@cache
+def language_names_json() -> str:
+    """Each language's name in itself (``lang.name``), for the switch on the page."""
+    return script_json({lang: messages()[lang]["lang.name"] for lang in LANGUAGES})
+
+
+@cache
+def language_file(lang: str) -> tuple[bytes, str]:
+    """``/i18n/<lang>.json``'s body and ETag (the messages ship with the code)."""
+    body = json.dumps(messages()[lang], ensure_ascii=False,
+                      separators=(",", ":")).encode("utf-8")
+    return body, hashlib.sha256(body).hexdigest()[:20]
+
+
+def page_lang() -> str:
+    """The language a page is sent in: the ``lang`` cookie the switch sets, else the
+    best match for ``Accept-Language``, else English."""
+    chosen = request.cookies.get(LANG_COOKIE)
+    if chosen in LANGUAGES:
+        return chosen
+    return request.accept_languages.best_match(LANGUAGES) or "en"
 
 
 @cache
@@ -69,13 +110,23 @@ def modules(entry: str) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def _page(template: str, page: str, script: str, **context: Any) -> Response:
-    lang = request.accept_languages.best_match(LANGUAGES) or "en"
-    html = render_template(template, page=page, lang=lang, messages=messages_json(),
+def _page(template: str, page: str, script: str, *, conditional: bool = True,
+          **context: Any) -> Response:
+    """A page in the language ``page_lang`` picks; ``conditional``: with an ETag of its
+    content, so a reload of an unchanged page is a 304 (it is still asked for each time:
+    it names the modules and the language)."""
+    lang = page_lang()
+    html = render_template(template, page=page, lang=lang, messages=messages_json(lang),
+                           languages=language_names_json(),
                            title=messages()[lang].get(f"{page}.title", "Kalimambo"),
                            script=script, modules=modules(script), **context)
     response = Response(html, mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
+    response.vary.update(("Accept-Language", "Cookie"))
+    if not conditional:
+        return response
+    response.add_etag()
+    response.make_conditional(request)  # a 304 for the ETag the client has
     return response
 
 
@@ -88,9 +139,13 @@ def phone() -> Response:
 @bp.get("/board")
 def board() -> Response:
     """The board for a TV: the ring, the events one by one, the scores."""
-    lang = request.accept_languages.best_match(LANGUAGES) or "en"
+    lang = page_lang()
     qr_alt = messages()[lang]["board.qr_alt"].replace("{url}", join_url())
-    return _page("board.html", "board", "board.js", qr_alt=qr_alt)
+    hotspot = current_app.extensions.get("kalimambo.hotspot")
+    wifi_qr_alt = messages()[lang]["board.wifi_qr_alt"].replace(
+        "{name}", hotspot.name if hotspot is not None else "")
+    return _page("board.html", "board", "board.js", qr_alt=qr_alt, hotspot=hotspot,
+                 wifi_qr_alt=wifi_qr_alt)
 
 
 @bp.get("/host")
@@ -99,6 +154,19 @@ def host() -> Response:
     table = current_app.extensions.get("kalimambo.table")
     return _page("host.html", "host", "host.js", levels=LEVELS, default_level=DEFAULT_LEVEL,
                  name_max=NAME_MAX, has_pin=bool(table is not None and table.has_host_pin))
+
+
+@bp.get("/i18n/<lang>.json")
+def language(lang: str) -> Response:
+    """One language's messages, for the switch on a page (common/i18n.js)."""
+    if lang not in LANGUAGES:
+        abort(404)
+    body, etag = language_file(lang)
+    response = Response(body, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-cache"
+    response.set_etag(etag)
+    response.make_conditional(request)  # a 304 for the ETag the client has
+    return response
 
 
 PAGES = ("/board", "/host")
@@ -114,7 +182,7 @@ def missing(path: str) -> Response:
         query = request.query_string.decode("latin-1")
         return Response(status=308, headers={"Location": page + (f"?{query}" if query
                                                                   else "")})
-    response = _page("missing.html", "missing", "missing.js", path=path)
+    response = _page("missing.html", "missing", "missing.js", conditional=False, path=path)
     response.status_code = 404
     return response
 

@@ -154,6 +154,8 @@ class SettingKey:
     """The host key of the host link, and the one-time first-host code."""
     HOST_PIN: Final = "host_pin"
     """A PIN an older table made and kept here: still checked at start, no longer written."""
+    PORTAL: Final = "portal"
+    """The phones the hotspot's sign-in page let through, and when (``web/http/portal``)."""
     LAST_START: Final = "last_start"
     """When the table last started (the start-up check's proof that the store takes a write)."""
 

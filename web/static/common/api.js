@@ -51,7 +51,7 @@ export class ApiError extends Error {
 function errorText(code, message) {
   const key = `err.${code}`;
   if (currentLang() !== "en" && hasMessage(key)) return t(key);
-  return message || (hasMessage(key, "en") ? t(key) : t("error.generic"));
+  return message || (hasMessage(key) ? t(key) : t("error.generic"));
 }
 
 /** Call /api/v1: resolves with the JSON answer, rejects with an ApiError.
