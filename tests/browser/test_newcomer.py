@@ -231,8 +231,10 @@ def test_the_host_pages_counter_and_seat_rows(server: Server, chromium_page: Any
                            ".every((li) => !li.parts || true) && "
                            "document.querySelectorAll('#seats li').length === 4",
                            timeout=WAIT_MS)
-    page.wait_for_function("() => document.querySelector('#seats li .state-ok, "
-                           "#seats li .muted') !== null", timeout=WAIT_MS)
+    # every row says "picked" or "thinking" (the rows come before their states)
+    page.wait_for_function("() => [...document.querySelectorAll('#seats li')].every("
+                           "(row) => [...row.children].some((n) => !n.hidden && "
+                           "/picked|thinking/.test(n.textContent)))", timeout=WAIT_MS)
     # in every row "picked"/"thinking" starts the second line, at the row's left edge
     places = page.eval_on_selector_all(
         "#seats li", """rows => rows.map((row) => {
