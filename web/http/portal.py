@@ -20,7 +20,6 @@ power cut changes nothing either. docs/HOTSPOT.md says what this costs.
 
 from __future__ import annotations
 
-import io
 import ipaddress
 import threading
 import time
@@ -28,7 +27,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-import segno
 from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
 
 from kalimambo.web.storage.store import SettingKey, Store
@@ -117,10 +115,13 @@ class Portal:
         self.hotspot = hotspot
         self.admissions = admissions
 
-    def welcome_url(self) -> str:
+    def table_url(self) -> str:
+        """The table's address in the hotspot: ``http://10.42.0.1/`` on port 80."""
         port = current_app.config.get("PORT", 80)
-        where = self.hotspot.address + ("" if port == 80 else f":{port}")
-        return f"http://{where}/welcome"
+        return f"http://{self.hotspot.address}" + ("" if port == 80 else f":{port}") + "/"
+
+    def welcome_url(self) -> str:
+        return self.table_url() + "welcome"
 
     def answer(self, system: str, path: str, ip: str) -> Response:
         """The check's answer: "online" for a phone let through, else "sign in here"."""
@@ -190,9 +191,7 @@ def _welcome_page(done: bool) -> Response:
         abort(404)  # no hotspot: the table's own "no such page"
     lang = page_lang()
     text = messages()[lang]
-    table_url = f"http://{portal.hotspot.address}" + (
-        "" if current_app.config.get("PORT", 80) == 80 else f":{current_app.config['PORT']}"
-    ) + "/"
+    table_url = portal.table_url()
     html = render_template("welcome.html", lang=lang, t=text, done=done, table_url=table_url)
     return _no_store(Response(html, mimetype="text/html"))
 
@@ -219,11 +218,9 @@ def wifi_qr() -> Response:
     hotspot = current_app.extensions.get("kalimambo.hotspot")
     if not isinstance(hotspot, Hotspot):
         abort(404)
-    out = io.BytesIO()
-    segno.make(hotspot.wifi_qr_text(), error="m").save(
-        out, kind="svg", scale=8, border=2, dark="#000", light="#fff", xmldecl=False,
-        omitsize=True, svgclass="qr")
-    response = Response(out.getvalue(), mimetype="image/svg+xml")
+    from kalimambo.web.http.pages import qr_svg
+
+    response = Response(qr_svg(hotspot.wifi_qr_text()), mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "no-cache"
     return response
 
