@@ -78,11 +78,30 @@ def dismiss_reveal(page: Any) -> None:
         page.wait_for_selector("#sheet", state="hidden", timeout=WAIT_MS)
 
 
+COUNT_CONFIRM_TAPS_JS = """
+() => { if (window.__confirmTaps === undefined) { window.__confirmTaps = 0;
+  document.addEventListener('click', e => { if (e.target.closest && e.target.closest('#confirm'))
+    window.__confirmTaps += 1; }, true); }
+  return window.__confirmTaps; }
+"""
+
+
 def pick(page: Any, card: int) -> None:
-    """Tap a card, tap confirm, and wait until the page shows it as this round's pick."""
+    """Tap a card, then tap confirm.
+
+    A confirm tap that never reached the page (once in CI: WebKit's driver clicked while
+    the bar was still being laid out, and no click event arrived) is tapped again, as a
+    player would. The page counts the clicks it receives on the button, so a tap that
+    arrived is never repeated and a page that ignores one still fails the test.
+    """
     page.click(f'#hand .card[data-card="{card}"]')
     page.wait_for_selector("#confirm-bar", state="visible", timeout=WAIT_MS)
-    page.click("#confirm")
+    taps = page.evaluate(COUNT_CONFIRM_TAPS_JS)
+    for _ in range(3):
+        page.click("#confirm")
+        if page.evaluate(COUNT_CONFIRM_TAPS_JS) > taps:
+            return
+    raise AssertionError(f"three taps on Play {card}: none reached the page")
 
 
 def wait_picked(page: Any, card: int) -> None:

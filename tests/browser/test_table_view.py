@@ -175,6 +175,12 @@ def test_the_board_reads_across_the_room(server: Server, browser: Any,
                 board.wait_for_function("(text) => document.getElementById('narration')"
                                         ".textContent === text", arg=said[-1],
                                         timeout=WAIT_MS)
+                # the reloaded page lays itself out (fonts, the drawn strip) and then
+                # holds the ring where it was; a ring that stays elsewhere fails here
+                with suppress(PlaywrightTimeout):
+                    board.wait_for_function(f"(box) => JSON.stringify(({BOX_JS})('#ring'))"
+                                            " === JSON.stringify(box)", arg=ring_box,
+                                            timeout=5000)
                 assert board.evaluate(BOX_JS, "#ring") == ring_box
                 # the round's cards are still on the ring, and nobody is said to pick
                 assert board.locator("#ring .badges text").count() == len(NAMES) + 1
