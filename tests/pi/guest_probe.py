@@ -174,6 +174,8 @@ def check(method: str, url: str) -> dict[str, Any]:
             status, headers, raw = response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
         status, headers, raw = error.code, error.headers, error.read()
+    except OSError as failed:   # no route, refused, timed out: the phone sees no answer
+        return {"status": None, "error": str(failed)}
     return {"status": status, "location": headers.get("Location"),
             "body": raw[:2000].decode(errors="replace")}
 
