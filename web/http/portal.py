@@ -31,21 +31,18 @@ from flask import Blueprint, Flask, Response, abort, current_app, render_templat
 
 from kalimambo.web.storage.store import SettingKey, Store
 from kalimambo.web.system.hotspot import Hotspot
+from kalimambo.web.system.portaldns import (
+    ANDROID,
+    APPLE,
+    FIREFOX,
+    GNOME,
+    PROBE_HOSTS,
+    WINDOWS,
+)
 
 ADMITTED_FOR_S: Final = 16 * 3600
 """How long a phone stays let through: a convention day."""
 ARP: Final = Path("/proc/net/arp")
-
-ANDROID, APPLE, WINDOWS, FIREFOX, GNOME = "android", "apple", "windows", "firefox", "gnome"
-SYSTEMS: Final = {
-    "connectivitycheck.gstatic.com": ANDROID, "connectivitycheck.android.com": ANDROID,
-    "www.google.com": ANDROID, "clients1.google.com": ANDROID,
-    "clients3.google.com": ANDROID, "play.googleapis.com": ANDROID,
-    "captive.apple.com": APPLE, "www.apple.com": APPLE,
-    "www.msftconnecttest.com": WINDOWS, "www.msftncsi.com": WINDOWS,
-    "detectportal.firefox.com": FIREFOX, "nmcheck.gnome.org": GNOME,
-}
-"""Each connectivity check's host name, and whose it is (portaldns.PROBE_HOSTS)."""
 
 APPLE_SUCCESS: Final = ("<HTML><HEAD><TITLE>Success</TITLE></HEAD>"
                         "<BODY>Success</BODY></HTML>")
@@ -165,7 +162,7 @@ def connectivity_check() -> Response | None:
     portal = _portal()
     if portal is None:
         return None
-    system = SYSTEMS.get(_host_name())
+    system = PROBE_HOSTS.get(_host_name())
     ip = request.remote_addr or ""
     if system is not None:
         return portal.answer(system, request.path, ip)

@@ -23,15 +23,20 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-PROBE_HOSTS = (
-    "connectivitycheck.gstatic.com", "connectivitycheck.android.com", "www.google.com",
-    "clients1.google.com", "clients3.google.com", "play.googleapis.com",  # Android
-    "captive.apple.com", "www.apple.com",                                  # iOS, macOS
-    "www.msftconnecttest.com", "www.msftncsi.com",                         # Windows
-    "detectportal.firefox.com",                                            # Firefox
-    "nmcheck.gnome.org",                                                   # Linux desktops
-)
-"""The names the systems' connectivity checks ask for (their own code and docs)."""
+ANDROID, APPLE, WINDOWS, FIREFOX, GNOME = "android", "apple", "windows", "firefox", "gnome"
+
+PROBE_HOSTS: dict[str, str] = {
+    "connectivitycheck.gstatic.com": ANDROID, "connectivitycheck.android.com": ANDROID,
+    "www.google.com": ANDROID, "clients1.google.com": ANDROID,
+    "clients3.google.com": ANDROID, "play.googleapis.com": ANDROID,
+    "captive.apple.com": APPLE, "www.apple.com": APPLE,                  # iOS, macOS
+    "www.msftconnecttest.com": WINDOWS, "www.msftncsi.com": WINDOWS,
+    "detectportal.firefox.com": FIREFOX,
+    "nmcheck.gnome.org": GNOME,                                           # Linux desktops
+}
+"""The names the systems' connectivity checks ask for (their own code and docs), and
+whose check each is: the hotspot's DNS answers them with the Pi, and the table answers
+each system's check in that system's words (web/http/portal.py)."""
 
 HOSTS_NAME = "kalimambo-probes"
 """The one file in ``dns_dir`` (dnsmasq skips names starting with a dot or ending in ~)."""
