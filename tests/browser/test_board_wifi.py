@@ -45,6 +45,8 @@ def test_the_lobby_shows_both_codes_and_fits(tmp_path: Path, start_server: Any,
             page.wait_for_function("() => document.getAnimations().length === 0")
             assert page.inner_text("#wifi-name") == NAME
             assert page.inner_text("#wifi-password") == PASSWORD
+            # the caption says which of the two codes comes first
+            assert page.inner_text("#narration").startswith("Scan code 1 for the Wi-Fi")
             shot = artifacts / f"board-wifi-{size_name(size)}.png"
             page.screenshot(path=str(shot))
             outside = page.evaluate(f"() => ({OUTSIDE_JS})()")

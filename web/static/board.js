@@ -268,7 +268,10 @@ function render() {
   if (!board.playing && view.phase !== "playing") board.cards = null;
   renderSide();
   if (!board.playing) {
-    if (view.phase === "lobby") say(t("board.ready"));
+    if (view.phase === "lobby") {
+      // with the Wi-Fi's code beside the table's, the caption says which comes first
+      say(t(document.getElementById("wifi-box") ? "board.ready_wifi" : "board.ready"));
+    }
     else if (view.phase === "finished") {
       say(gameOver(view.winners));
     } else if (view.undone && view.phase === "picking") {

@@ -71,7 +71,7 @@ export function renderLobby(board) {
   // "Scan the code..." is the lobby's narration under the ring (board.js): beside the
   // code only while a replay has the narration
   /** @type {HTMLElement | null} */
-  const ready = $("join-box").querySelector('[data-i18n="board.ready"]');
+  const ready = document.getElementById("ready-line");
   if (ready) ready.hidden = !replaying;
   const url = view.join_url || "";
   const qr = /** @type {HTMLImageElement} */ ($("qr"));
