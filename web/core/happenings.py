@@ -16,10 +16,32 @@ does: a pick says who, never what; a step says where its events are in the view'
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from kalimambo.engine.events import Event
 from kalimambo.engine.game import Game
+from kalimambo.web.core.viewtypes import (
+    HappenedGameOver,
+    HappenedGameStarted,
+    HappenedLobbyOpened,
+    HappenedPickMade,
+    HappenedPiecesPlaced,
+    HappenedPlaybackEnded,
+    HappenedReplayStarted,
+    HappenedReplayStopped,
+    HappenedRoundOpened,
+    HappenedRoundResolved,
+    HappenedRoundUndone,
+    HappenedSeatsChanged,
+    HappenedSettingsChanged,
+    HappenedStepShown,
+    HappenedStepSkipped,
+    Happening,
+    HistoryEntry,
+    RoundEvent,
+    SettingsView,
+    StepPlace,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +52,7 @@ class Settings:
     pacing: str
     pause_ms: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SettingsView:
         return {"hints": self.hints, "pacing": self.pacing, "pause_ms": self.pause_ms}
 
 
@@ -44,13 +66,16 @@ class RoundPlayed:
     kali: int
     events: tuple[Event, ...]
     minus_points: dict[str, int]
-    _json: dict[str, Any] = field(init=False, repr=False, compare=False)
+    _json: HistoryEntry = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_json", {
-            "round": self.round, "cards": dict(self.cards), "kali": self.kali,
-            "events": [event.to_dict() for event in self.events],
-            "minus_points": dict(self.minus_points)})
+        # the engine stands alone and writes its events as dict[str, Any]: RoundEvent is
+        # their shape
+        events = cast("list[RoundEvent]", [event.to_dict() for event in self.events])
+        entry: HistoryEntry = {"round": self.round, "cards": dict(self.cards),
+                               "kali": self.kali, "events": events,
+                               "minus_points": dict(self.minus_points)}
+        object.__setattr__(self, "_json", entry)
 
     @classmethod
     def of(cls, game: Game, events: list[Event]) -> RoundPlayed:
@@ -59,7 +84,7 @@ class RoundPlayed:
         return cls(game.rounds_played, dict(zip(game.players, played.cards, strict=True)),
                    played.kali, tuple(events), game.minus_points())
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> HistoryEntry:
         """The history entry of the public view (docs/CONTRACTS.md), made once: every
         view holds this very dict, and the playback's ``shown`` this very ``events``
         list, so the stream's patch sends them once (``kalimambo.web.core.viewdiff``).
@@ -73,7 +98,7 @@ class SeatsChanged:
 
     seats: tuple[str, ...]
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedSeatsChanged:
         return {"type": "seats_changed", "seats": list(self.seats)}
 
 
@@ -81,7 +106,7 @@ class SeatsChanged:
 class GameStarted:
     players: tuple[str, ...]
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedGameStarted:
         return {"type": "game_started", "players": list(self.players)}
 
 
@@ -92,7 +117,7 @@ class PickMade:
     round: int
     player: str
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedPickMade:
         return {"type": "pick_made", "round": self.round, "player": self.player}
 
 
@@ -102,13 +127,9 @@ class RoundResolved:
 
     played: RoundPlayed
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedRoundResolved:
         """Only the round's number: its cards and events come step by step."""
         return {"type": "round_resolved", "round": self.played.round}
-
-
-def _replay(event: StepShown | PlaybackEnded) -> dict[str, bool]:
-    return {"replay": True} if event.replay else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,10 +150,12 @@ class StepShown:
     skipped: bool = False
     replay: bool = False
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedStepShown | HappenedStepSkipped:
         """Kept short (every step's message carries it): ``steps`` is in the playback,
         ``replay`` is said only when true."""
-        where: dict[str, Any] = {"round": self.round, "step": self.step, **_replay(self)}
+        where: StepPlace = {"round": self.round, "step": self.step}
+        if self.replay:
+            where["replay"] = True
         if self.skipped:
             return {"type": "step_skipped", **where}
         return {"type": "step_shown", **where, "kind": self.kind, "first": self.first,
@@ -150,9 +173,13 @@ class PlaybackEnded:
     skipped: bool = False
     replay: bool = False
 
-    def public(self) -> dict[str, Any]:
-        return {"type": "playback_ended", "round": self.round, "first": self.first,
-                "seconds": self.seconds, "skipped": self.skipped, **_replay(self)}
+    def public(self) -> HappenedPlaybackEnded:
+        ended: HappenedPlaybackEnded = {"type": "playback_ended", "round": self.round,
+                                        "first": self.first, "seconds": self.seconds,
+                                        "skipped": self.skipped}
+        if self.replay:
+            ended["replay"] = True
+        return ended
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +188,7 @@ class RoundOpened:
 
     round: int
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedRoundOpened:
         return {"type": "round_opened", "round": self.round}
 
 
@@ -171,7 +198,7 @@ class GameFinished:
 
     winners: tuple[str, ...]
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedGameOver:
         return {"type": "game_over", "winners": list(self.winners)}
 
 
@@ -180,7 +207,7 @@ class RoundUndone:
     round: int
     stopped_playback: bool
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedRoundUndone:
         return {"type": "round_undone", "round": self.round,
                 "stopped_playback": self.stopped_playback}
 
@@ -192,7 +219,7 @@ class LobbyOpened:
     kept_seats: bool
     stopped_playback: bool
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedLobbyOpened:
         return {"type": "lobby_opened", "kept_seats": self.kept_seats,
                 "stopped_playback": self.stopped_playback}
 
@@ -202,7 +229,7 @@ class PiecesPlaced:
     """The host said the wooden pieces stand where the displays say (the view's
     ``placing`` is gone)."""
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedPiecesPlaced:
         return {"type": "pieces_placed"}
 
 
@@ -210,7 +237,7 @@ class PiecesPlaced:
 class SettingsChanged:
     settings: Settings
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedSettingsChanged:
         return {"type": "settings_changed", **self.settings.to_dict()}
 
 
@@ -221,7 +248,7 @@ class ReplayStarted:
     game_id: int
     attract: bool
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedReplayStarted:
         return {"type": "replay_started", "game_id": self.game_id}
 
 
@@ -230,7 +257,7 @@ class ReplayStopped:
     """The replay is over (played out, stopped, or the table moved): the table's own
     board again."""
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HappenedReplayStopped:
         return {"type": "replay_stopped"}
 
 
@@ -239,6 +266,6 @@ TableEvent = (SeatsChanged | GameStarted | PickMade | RoundResolved | StepShown
               | PiecesPlaced | SettingsChanged | ReplayStarted | ReplayStopped)
 
 
-def public_events(happened: tuple[TableEvent, ...]) -> list[dict[str, Any]]:
+def public_events(happened: tuple[TableEvent, ...]) -> list[Happening]:
     """The view's ``happened``: what a change did, in the order it did it."""
     return [event.public() for event in happened]

@@ -16,11 +16,9 @@ from typing import Any
 
 from kalimambo.engine.events import KALI
 from kalimambo.engine.timeline import BoardState
+from kalimambo.web.core.viewtypes import PLACING_REASONS, PieceMoveView, PlacingView
 
-PIECES = ("explorer", "kali", "mambo", "heap")
-"""What a piece is (a seat may be called "Mambo": the kind, not the name, says which)."""
-
-REASONS = ("undo", "skip", "restart", "setup")
+REASONS = PLACING_REASONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,21 +27,20 @@ class PieceMove:
     the board) to ``to_space``."""
 
     piece: str
-    """One of ``PIECES``: a dung heap only when a new game is set up."""
+    """One of ``viewtypes.PIECES``: a dung heap only when a new game is set up."""
     name: str | None
     """An explorer's player name (Kali's figure: "Kali"); None for Mambo and heaps."""
     from_space: int | None
     to_space: int
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> PieceMoveView:
         """Without the keys that are None (a set-up's seven names of 20 letters and
         their moves fit in one small message)."""
-        move: dict[str, Any] = {"piece": self.piece}
+        move: PieceMoveView = {"piece": self.piece, "to": self.to_space}
         if self.name is not None:
             move["name"] = self.name
         if self.from_space is not None:
             move["from"] = self.from_space
-        move["to"] = self.to_space
         return move
 
 
@@ -64,7 +61,7 @@ class Placing:
         if self.reason not in REASONS:
             raise ValueError(f"reason must be one of {REASONS}, not {self.reason!r}")
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> PlacingView:
         """The view's ``placing`` (also how the store keeps it)."""
         return {"reason": self.reason, "round": self.round,
                 "moves": [move.public() for move in self.moves]}

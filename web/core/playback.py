@@ -7,9 +7,9 @@ calls.  ``step`` (k) counts the steps already shown, 0 <= k <= len(steps).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from kalimambo.engine.pacing import PACINGS
 from kalimambo.engine.timeline import (
@@ -21,6 +21,7 @@ from kalimambo.engine.timeline import (
     step_seconds,
 )
 from kalimambo.web.core.happenings import PlaybackEnded, StepShown
+from kalimambo.web.core.viewtypes import PlaybackView, RoundEvent
 
 
 @dataclass(slots=True)
@@ -29,8 +30,9 @@ class Playback:
 
     round: int
     steps: Sequence[Step]
-    events: list[dict[str, Any]]
-    """The round's events (the history entry's own list, so the stream can copy it)."""
+    events: Sequence[Mapping[str, Any]]
+    """The round's events: the history entry's own list, so the stream can copy it (a
+    replay's come from a stored record)."""
     before: BoardState
     pacing: str
     pause_ms: int
@@ -51,7 +53,7 @@ class Playback:
         self._seconds = step_seconds(self.steps, self.pause_ms)
 
     @classmethod
-    def begin(cls, round_no: int, events: list[dict[str, Any]], before: BoardState,
+    def begin(cls, round_no: int, events: Sequence[Mapping[str, Any]], before: BoardState,
               pacing: str, pause_ms: int, now: float,
               not_before: float | None = None) -> Playback:
         """A playback at k = 0; in auto pacing the reveal comes at once (``due = now``),
@@ -137,7 +139,7 @@ class Playback:
         current = self.current()
         return (count - len(current.events) if current else 0), count
 
-    def to_view(self, last_step: bool = False) -> dict[str, object]:
+    def to_view(self, last_step: bool = False) -> PlaybackView:
         """The public ``playback``: where the cursor is, the events shown so far
         (``shown``) and the step just shown (``current``: its kind, where its events
         begin in ``shown``, and whether it was skipped to rather than animated);
@@ -157,7 +159,8 @@ class Playback:
                 "pacing": self.pacing,
                 "current": {"kind": current.kind, "first": first,
                             "skipped": self.skipped} if current else None,
-                "shown": shown}
+                # the engine's events, as dict[str, Any]: RoundEvent is their shape
+                "shown": cast("list[RoundEvent]", shown)}
 
 
 def step_shown(playback: Playback, replay: bool = False) -> StepShown:

@@ -1,36 +1,48 @@
-"""The JSON edge of the table: the public view and a seat's private view, as dicts.
+"""The JSON edge of the table: the public view and a seat's private view.
 
 The state machine keeps typed values; this is where they become the view that the
-API answers, the event stream patches and the lights draw (docs/API.md).  While a
-round is played back the view shows the board as of the cursor and nothing after it;
-while a round is open it says only *whether* each seat has picked.
+API answers, the event stream patches and the lights draw (docs/API.md), shaped as
+``viewtypes`` describes it.  While a round is played back the view shows the board as
+of the cursor and nothing after it; while a round is open it says only *whether* each
+seat has picked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from kalimambo.engine.rules import DUNG_POINTS
+from kalimambo.engine.setup import Setup
 from kalimambo.web.core.seats import Seat
 from kalimambo.web.core.state import TableState
+from kalimambo.web.core.viewtypes import (
+    PI_SUPPLY,
+    HistoryEntry,
+    LightsStatus,
+    LightsView,
+    PowerView,
+    PrivateView,
+    PublicView,
+    SetupView,
+    StorageView,
+    TableView,
+)
 
 
-def lights_summary(status: dict[str, Any]) -> dict[str, Any]:
+def lights_summary(status: dict[str, Any]) -> LightsStatus:
     """What the public view says of the strip (the pacing is the table's setting);
     ``power`` is the lights' watch on the Pi's supply and the strip's current, or None
-    (no lights process, or an older one)."""
+    (no lights process, or an older one).  ``status`` is the lights process's own
+    report, read defensively: any JSON object."""
     return {"backend": status.get("backend"), "ok": bool(status.get("ok")),
             "error": status.get("error"), "playing": bool(status.get("playing", False)),
             "connected": bool(status.get("connected", False)),
             "power": _power(status.get("power"))}
 
 
-PI_SUPPLY = ("unknown", "ok", "low", "sagged")
-
-
-def _power(power: object) -> dict[str, Any] | None:
+def _power(power: object) -> PowerView | None:
     """The lights' ``power`` with its keys and types as API.md promises them, or None."""
     if not isinstance(power, dict):
         return None
@@ -40,11 +52,16 @@ def _power(power: object) -> dict[str, Any] | None:
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
     throttled = power.get("throttled")
-    return {"pi": power.get("pi") if power.get("pi") in PI_SUPPLY else "unknown",
-            "pi_sags": count("pi_sags"),
+    pi = power.get("pi")
+    return {"pi": pi if pi in PI_SUPPLY else "unknown", "pi_sags": count("pi_sags"),
             "throttled": throttled if isinstance(throttled, bool) else None,
             "supply_ma": count("supply_ma"), "asked_ma": count("asked_ma"),
             "dimming": power.get("dimming") is True}
+
+
+def _setup(setup: Setup) -> SetupView:
+    # the engine stands alone and writes its JSON as dict[str, Any]; SetupView is its shape
+    return cast("SetupView", setup.to_dict())
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,20 +72,25 @@ class Surroundings:
     game_id: int
     join_url: str
     lights: dict[str, Any]
-    storage: dict[str, Any]
+    """The lights process's report (``lights_summary`` reads it)."""
+    storage: StorageView
     day_start: float
     connected: Callable[[str], bool]
     """Whether a seat (by name) has an event stream open."""
 
 
 def public_view(state: TableState, around: Surroundings,
-                last_step: bool = False) -> dict[str, Any]:
-    """``last_step``: the playback has just ended; show it as its last step shows it
+                last_step: bool = False) -> TableView:
+    """The public view's part made from the state (the service adds the replay, the
+    booth and what happened: ``PublicView``).
+
+    ``last_step``: the playback has just ended; show it as its last step shows it
     (still ``playing``, at ``k = m``, the round's ``round_end`` not yet shown), so that
     the end comes as a message of its own."""
     game = state.game
     playback = state.playback
     playing = state.playing or (last_step and playback is not None)
+    history: list[HistoryEntry]
     if playing and playback is not None:  # the board as of the cursor, nothing after
         board = playback.board()
         minus, rhino, positions = board.minus_points, board.rhino, board.positions
@@ -82,8 +104,8 @@ def public_view(state: TableState, around: Surroundings,
         round_no = (game.current_round if not game.finished else game.rounds_played) \
             if game else 0
     settings = state.settings
-    lights = {**lights_summary(around.lights), "pacing": settings.pacing,
-              "pause_ms": settings.pause_ms}
+    lights: LightsView = {**lights_summary(around.lights), "pacing": settings.pacing,
+                          "pause_ms": settings.pause_ms}
     return {
         "version": around.version,
         "phase": "playing" if playing else state.phase,
@@ -98,7 +120,7 @@ def public_view(state: TableState, around: Surroundings,
         "positions": positions,
         "dung": list(game.setup.dung) if game else [],
         "dung_points": DUNG_POINTS,
-        "setup": game.setup.to_dict() if game else None,
+        "setup": _setup(game.setup) if game else None,
         "playback": playback.to_view(last_step) if playback else None,
         "history": history,
         "last_round": history[-1] if history else None,
@@ -115,11 +137,9 @@ def public_view(state: TableState, around: Surroundings,
     }
 
 
-def private_view(state: TableState, public: dict[str, Any], seat: Seat) -> dict[str, Any]:
+def private_view(state: TableState, public: PublicView, seat: Seat) -> PrivateView:
     """A seat's view: the public view plus its hand and pick."""
-    view = dict(public)
     hand = state.game.hand(seat.name) if state.game else list(range(12))
-    view["me"] = {"id": seat.id, "name": seat.name, "colour": seat.colour, "hand": hand,
-                  "pick": state.picks.get(seat.name), "hosted": seat.hosted,
-                  "bot": seat.bot}
-    return view
+    return {**public, "me": {"id": seat.id, "name": seat.name, "colour": seat.colour,
+                             "hand": hand, "pick": state.picks.get(seat.name),
+                             "hosted": seat.hosted, "bot": seat.bot}}

@@ -2,7 +2,9 @@
 ``/api/v1/openapi.json``.
 
 It describes every route (a test checks it against the app's url_map) and every
-answer, refusals included, so schemathesis can check the app against it.
+answer, refusals included, so schemathesis can check the app against it.  The views'
+schemas (the public view, ``/me`` and all inside them) are made from their one
+description, ``web/core/viewtypes.py``, by ``typeschema``; the rest is written here.
 """
 
 from __future__ import annotations
@@ -11,20 +13,18 @@ from functools import cache
 from typing import Any
 
 from kalimambo.engine.pacing import PACINGS
-from kalimambo.engine.rules import EXPLORER_COLOURS
 from kalimambo.web.core.seats import NAME_MAX
+from kalimambo.web.core.viewtypes import (
+    LightsView,
+    PlaybackView,
+    PrivateView,
+    PublicView,
+    ReplayView,
+)
 from kalimambo.web.http.limits import MAX_BODY
+from kalimambo.web.http.typeschema import components_of, ref
 
 JSON = "application/json"
-
-
-def ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [schema, {"type": "null"}]}
-
 
 INT = {"type": "integer"}
 LED_FRAME = {"type": "array", "items": {
@@ -38,132 +38,17 @@ STR = {"type": "string"}
 BOOL = {"type": "boolean"}
 PACING = {"enum": list(PACINGS)}
 
+VIEWS = components_of(PublicView, PrivateView, LightsView, PlaybackView, ReplayView)
+"""The views' schemas, by their TypedDicts' names."""
+
 SCHEMAS: dict[str, Any] = {
+    **VIEWS,
     "Error": {
         "type": "object", "required": ["error"], "additionalProperties": False,
         "properties": {"error": {
             "type": "object", "required": ["code", "message"], "additionalProperties": False,
             "properties": {"code": STR, "message": STR}}},
     },
-    "Seat": {
-        "type": "object",
-        "required": ["id", "name", "colour", "bot", "bot_level", "hosted", "connected",
-                     "picked", "minus_points"],
-        "properties": {
-            "id": {"type": "string", "pattern": "^[^/]+$",
-                   "description": "stable for the seat's life; use it in URLs"},
-            "name": STR,
-            "colour": {"enum": list(EXPLORER_COLOURS)},
-            "bot": BOOL, "bot_level": _nullable(STR), "hosted": BOOL, "connected": BOOL,
-            "picked": BOOL, "minus_points": INT,
-        },
-    },
-    "Lights": {"type": "object", "required": ["backend", "ok", "error"],
-               "properties": {"backend": _nullable(STR), "ok": BOOL,
-                              "error": _nullable(STR), "pacing": PACING,
-                              "pause_ms": INT, "playing": BOOL,
-                              "connected": BOOL, "power": _nullable(ref("Power"))}},
-    "Power": {"type": "object",
-              "required": ["pi", "pi_sags", "throttled", "supply_ma", "asked_ma", "dimming"],
-              "properties": {
-                  "pi": {"enum": ["unknown", "ok", "low", "sagged"]}, "pi_sags": INT,
-                  "throttled": _nullable(BOOL), "supply_ma": INT, "asked_ma": INT,
-                  "dimming": BOOL},
-              "description": "the lights' watch on power: pi, the Pi's own supply (unknown: "
-                             "no rpi_volt or get_throttled to read, off a Pi; low: "
-                             "under-voltage now; sagged: it was low since the lights "
-                             "started); pi_sags, how often; throttled, the Pi slowing itself "
-                             "(null: this kernel does not say); asked_ma, the most the "
-                             "strip's picture asked (up to 100 mA) against supply_ma; "
-                             "dimming, the limiter dims the picture to fit supply_ma"},
-    "Storage": {"type": "object", "required": ["ok", "error"],
-                "properties": {"ok": BOOL, "error": _nullable(STR)},
-                "description": "ok false: the last change could not be saved (disk full, "
-                               "read-only); the host page shows it"},
-    "PublicView": {
-        "type": "object",
-        "required": ["version", "phase", "round", "track_length", "seats", "rhino",
-                     "positions", "dung", "last_round", "winners", "storage"],
-        "properties": {
-            "version": INT,
-            "phase": {"enum": ["lobby", "picking", "playing", "finished"]},
-            "round": INT, "track_length": INT,
-            "seats": {"type": "array", "items": ref("Seat")},
-            "rhino": _nullable(INT),
-            "positions": {"type": "object", "additionalProperties": INT},
-            "dung": {"type": "array", "items": INT},
-            "dung_points": {"type": "integer", "description": "the minus points for "
-                            "landing on a heap (RULES.md 7)"},
-            "setup": _nullable({"type": "object"}),
-            "last_round": _nullable({"type": "object"}),
-            "history": {"type": "array", "items": {"type": "object"}},
-            "winners": {"type": "array", "items": STR},
-            "playback": _nullable(ref("Playback")),
-            "undone": _nullable(INT),
-            "placing": _nullable(ref("Placing")),
-            "game_id": INT, "join_url": STR, "hints": BOOL,
-            "lights": ref("Lights"), "storage": ref("Storage"),
-            "day_start": {"type": "number", "description": "when the table's day began "
-                          "(Unix seconds): local midnight, or the host's new day if later"},
-            "replay": _nullable(ref("Replay")),
-            "booth": ref("Booth"),
-        },
-    },
-    "Booth": {"type": "object", "required": ["attract", "attract_after_s", "sound"],
-              "properties": {"attract": BOOL, "attract_after_s": INT, "sound": BOOL},
-              "description": "the booth's host settings: attract mode, its idle time, "
-                             "sound cues on the board page"},
-    "Replay": {"type": "object",
-               "required": ["game_id", "attract", "reason", "rounds", "done", "board"],
-               "properties": {
-                   "game_id": INT, "attract": BOOL, "rounds": INT, "done": BOOL,
-                   "reason": _nullable({"type": "object", "required": ["code", "params"],
-                                        "properties": {"code": STR,
-                                                       "params": {"type": "object"}}}),
-                   "board": {"type": "object", "required": [
-                       "phase", "game_id", "round", "seats", "positions", "playback"],
-                       "properties": {"phase": {"enum": ["playing", "finished"]},
-                                      "game_id": STR, "round": INT,
-                                      "seats": {"type": "array", "items": ref("Seat")},
-                                      "positions": {"type": "object",
-                                                    "additionalProperties": INT},
-                                      "playback": ref("Playback")}}},
-               "description": "a stored game being played back (the host's replay, or "
-                              "attract mode): board has the live view's board keys"},
-    "Placing": {"type": "object", "required": ["reason", "round", "moves"],
-                "properties": {
-                    "reason": {"enum": ["undo", "skip", "restart", "setup"]},
-                    "round": INT,
-                    "moves": {"type": "array", "items": {
-                        "type": "object", "required": ["piece", "to"],
-                        "properties": {
-                            "piece": {"enum": ["explorer", "kali", "mambo", "heap"]},
-                            "name": STR, "from": INT, "to": INT}}}},
-                "description": "the wooden pieces to move by hand after the board jumped "
-                               "(an undo, a skip, a restart mid-round, a new game's "
-                               "set-up): name (explorers and Kali), from (left out: "
-                               "wherever it stands) and to; until the "
-                               "next reveal or the host's POST /host/placed"},
-    "Step": {"type": "object", "required": ["kind", "first", "skipped"],
-             "properties": {"kind": STR, "first": INT, "skipped": BOOL},
-             "description": "skipped: the host skipped to this step; displays draw it "
-                            "at once rather than animate it"},
-    "Playback": {"type": "object", "required": ["round", "step", "steps", "pacing", "current"],
-                 "properties": {"round": INT, "step": INT, "steps": INT,
-                                "pacing": PACING,
-                                "current": _nullable(ref("Step")),
-                                "shown": {"type": "array", "items": {"type": "object"}}},
-                 "description": "the round being played back: step = steps shown so far "
-                                "(0..steps), shown = their events, current = the step "
-                                "shown last (its events are shown[first:]); the round's "
-                                "round_end event is added when the playback ends"},
-    "PrivateView": {"allOf": [ref("PublicView"), {
-        "type": "object", "required": ["me"],
-        "properties": {"me": {
-            "type": "object", "required": ["id", "name", "colour", "hand", "pick"],
-            "properties": {"id": STR, "name": STR, "colour": STR,
-                           "hand": {"type": "array", "items": INT},
-                           "pick": _nullable(INT), "hosted": BOOL, "bot": BOOL}}}}]},
     "Record": {"type": "object", "required": ["format", "track_length", "players", "setup",
                                               "rounds"],
                "properties": {"format": {"const": "kalimambo-record/1"},
@@ -215,7 +100,11 @@ HOST_AUTH: list[dict[str, list[str]]] = [{"host": []}]
 SEAT_ID = {"name": "seat_id", "in": "path", "required": True,
            "schema": {"type": "string", "pattern": "^[^/]+$"}}
 PICK_BODY = _body({"round": INT, "card": INT})
-VIEW = ref("PublicView")
+VIEW = ref(PublicView.__name__)
+PRIVATE_VIEW = ref(PrivateView.__name__)
+LIGHTS = ref(LightsView.__name__)
+PLAYBACK = ref(PlaybackView.__name__)
+REPLAY = ref(ReplayView.__name__)
 
 
 def _op(summary: str, responses: dict[str, Any], *, security: list[Any] | None = None,
@@ -296,7 +185,7 @@ PATHS: dict[str, Any] = {
     "/api/v1/join": {"post": _op(
         "take a seat", {**_ok(ref("SeatToken"), 201, "seated"), **_errors(409, *WITH_BODY)},
         body=_body({"name": NAME}))},
-    "/api/v1/me": {"get": _op("the seat's private view", {**_ok(ref("PrivateView")),
+    "/api/v1/me": {"get": _op("the seat's private view", {**_ok(PRIVATE_VIEW),
                                                           **_errors(401)},
                               security=SEAT_AUTH)},
     "/api/v1/pick": {"post": _op("pick a card", {**_ok(ref("Pick")),
@@ -330,7 +219,7 @@ PATHS: dict[str, Any] = {
                                              409, body=_body({"id": STR, "name": STR})),
                                      "operationId": "hostRemove"}},
     "/api/v1/host/seats/{seat_id}/me": {"get": {**_op(
-        "a hosted seat's private view", {**_ok(ref("PrivateView")), **_errors(401, 403)},
+        "a hosted seat's private view", {**_ok(PRIVATE_VIEW), **_errors(401, 403)},
         security=HOST_AUTH, parameters=[SEAT_ID]), "operationId": "hostedSeatMe"}},
     "/api/v1/host/seats/{seat_id}/pick": {"post": {
         **_host("pick for a hosted seat", _ok(ref("Pick")), 409, body=PICK_BODY),
@@ -349,21 +238,21 @@ PATHS: dict[str, Any] = {
         body=_body({"hints": BOOL, "pacing": STR, "pause_ms": INT, "attract": BOOL,
                     "attract_after_s": INT, "sound": BOOL}))},
     "/api/v1/host/replay": {"post": _host("play a stored game back (changes nothing)",
-                                          _ok(ref("Replay")), 404, 409,
+                                          _ok(REPLAY), 404, 409,
                                           body=_body({"game_id": INT}, ("game_id",)))},
     "/api/v1/host/replay/stop": {"post": _host("stop the replay", _ok(VIEW), 409)},
     "/api/v1/host/new-day": {"post": _host("the day's leaderboard starts again from now", _ok({
         "type": "object", "required": ["day_start"],
         "properties": {"day_start": {"type": "number"}}}))},
-    "/api/v1/host/lights/retry": {"post": _host("restart a failed strip", _ok(ref("Lights")),
+    "/api/v1/host/lights/retry": {"post": _host("restart a failed strip", _ok(LIGHTS),
                                                 409)},
-    "/api/v1/host/next": {"post": _host("the playback's next step", _ok(ref("Playback")),
+    "/api/v1/host/next": {"post": _host("the playback's next step", _ok(PLAYBACK),
                                         409)},
     "/api/v1/screen/next": {"post": _op(
         "the playback's next step, from the table's own screen (step pacing) or a host",
-        {**_ok(ref("Playback")), **_errors(403, 409, *WITH_BODY)},
+        {**_ok(PLAYBACK), **_errors(403, 409, *WITH_BODY)},
         security=[{}, *HOST_AUTH], body=_body({}))},
-    "/api/v1/host/skip": {"post": _host("end the playback at once", _ok(ref("Playback")),
+    "/api/v1/host/skip": {"post": _host("end the playback at once", _ok(PLAYBACK),
                                         409)},
 }
 

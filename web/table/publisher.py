@@ -1,21 +1,23 @@
 """The table's views as its listeners get them: numbered, made into JSON once, with the
 JSON Patch from the view before and what happened.
 
-The table builds each view (``kalimambo.web.core.view``); the publisher gives it its
-version, keeps the latest (``current``: what a new stream or an answer starts from) and
-hands the change to every listener (the event streams, the lights link, the clock).
+The table builds each view (``kalimambo.web.core.view``), with its version and what
+happened; the publisher keeps the latest (``current``: what a new stream or an answer
+starts from) and hands the change to every listener (the event streams, the lights
+link, the clock).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
-from kalimambo.web.core.happenings import TableEvent, public_events
+from kalimambo.web.core.happenings import TableEvent
 from kalimambo.web.core.viewdiff import diff
+from kalimambo.web.core.viewtypes import PublicView
 
 VERSION_EPOCH = 1_000_000
 """``version`` is restarts x 10^6 + changes since: it keeps growing across restarts."""
@@ -27,6 +29,8 @@ class Change:
 
     version: int
     view: dict[str, Any]
+    """The ``PublicView``, typed as the plain dict its readers take (the strip's
+    ``strip_view``, the lights wiring, the modes): mypy lets no TypedDict pass as one."""
     view_json: bytes
     patch_json: bytes | None
     """The JSON Patch from the view before (None for the first view)."""
@@ -52,13 +56,13 @@ class Publisher:
         self.version += 1
         return self.version
 
-    def publish(self, view: dict[str, Any], happened: tuple[TableEvent, ...]) -> Change:
-        """``view`` (built with ``next_version()``) becomes the current one; its
-        ``happened`` is the events' public form."""
-        view["happened"] = public_events(happened)
+    def publish(self, view: PublicView, happened: tuple[TableEvent, ...]) -> Change:
+        """``view`` (built with ``next_version()``, its ``happened`` the events' public
+        form) becomes the current one."""
+        plain = cast("dict[str, Any]", view)
         before = self._current
-        patch = orjson.dumps(diff(before.view, view)) if before is not None else None
-        change = self._current = Change(self.version, view, orjson.dumps(view), patch,
+        patch = orjson.dumps(diff(before.view, plain)) if before is not None else None
+        change = self._current = Change(self.version, plain, orjson.dumps(plain), patch,
                                         happened)
         for listener in list(self.listeners):
             listener(change)

@@ -18,7 +18,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from kalimambo.engine.game import Game
 from kalimambo.engine.pacing import DEFAULT_PACING, DEFAULT_PAUSE_MS
@@ -28,6 +28,7 @@ from kalimambo.web.core.happenings import (
     RoundOpened,
     RoundUndone,
     TableEvent,
+    public_events,
 )
 from kalimambo.web.core.plans import (
     AddSeats,
@@ -42,6 +43,7 @@ from kalimambo.web.core.plans import (
 from kalimambo.web.core.refusals import ApiError
 from kalimambo.web.core.seats import Seat, new_token, token_hash
 from kalimambo.web.core.view import Surroundings, private_view, public_view
+from kalimambo.web.core.viewtypes import BoothView, PrivateView, PublicView, ReplayView
 from kalimambo.web.storage.store import SettingKey, StorageError, Store
 from kalimambo.web.table import bots
 from kalimambo.web.table.day import Day
@@ -129,19 +131,20 @@ class Table:
         """The current public view as JSON (made once per change, as every stream got it)."""
         return self.current.view_json
 
-    def public_view(self) -> dict[str, Any]:
+    def public_view(self) -> PublicView:
         """The current public view (the same dict every listener got: do not change it)."""
-        return self.current.view
+        # the change keeps it as plain JSON for its readers; it was built a PublicView
+        return cast("PublicView", self.current.view)
 
-    def me(self, token: str | None) -> dict[str, Any]:
+    def me(self, token: str | None) -> PrivateView:
         """The seat's private view: the public view plus its hand and pick."""
         with self.lock:
-            return private_view(self.state, self.current.view, self.seat_for(token))
+            return private_view(self.state, self.public_view(), self.seat_for(token))
 
-    def hosted_me(self, seat_id: str) -> dict[str, Any]:
+    def hosted_me(self, seat_id: str) -> PrivateView:
         """A hosted seat's private view, asked for by the host page."""
         with self.lock:
-            return private_view(self.state, self.current.view, self._hosted_seat(seat_id))
+            return private_view(self.state, self.public_view(), self._hosted_seat(seat_id))
 
     # -- views ---------------------------------------------------------------------
     def _changed(self, happened: tuple[TableEvent, ...] = (),
@@ -154,14 +157,25 @@ class Table:
             (self.game_id, state.phase, tuple(s.id for s in state.seats)),
             state.phase == "lobby" and not state.seats, self.clock()))
         problem = self.store.problem
-        view = public_view(state, Surroundings(
-            self.publisher.next_version(), self.game_id, self.join_url(),
-            self.lights_status(), {"ok": problem is None, "error": problem},
-            self.day.start(), self.streams.connected),
-            last_step=ending is not None and not ending.replay)
-        view["replay"] = self.replays.view(ending is not None and ending.replay)
-        view["booth"] = dict(self.replays.settings)
+        view: PublicView = {
+            **public_view(state, Surroundings(
+                self.publisher.next_version(), self.game_id, self.join_url(),
+                self.lights_status(), {"ok": problem is None, "error": problem},
+                self.day.start(), self.streams.connected),
+                last_step=ending is not None and not ending.replay),
+            # the replay module builds it as a plain dict; ReplayView is its shape
+            "replay": cast("ReplayView | None",
+                           self.replays.view(ending is not None and ending.replay)),
+            "booth": self._booth(),
+            "happened": public_events(happened)}
         self.publisher.publish(view, happened)
+
+    def _booth(self) -> BoothView:
+        """The booth's settings as the view shows them."""
+        settings = self.replays.settings
+        return {"attract": settings[SettingKey.ATTRACT],
+                "attract_after_s": settings[SettingKey.ATTRACT_AFTER_S],
+                "sound": settings[SettingKey.SOUND]}
 
     def _after(self, happened: list[TableEvent]) -> None:
         """After the machine (or the replay) moved: note in the store which round is
@@ -433,13 +447,15 @@ class Table:
             self._changed()
             return start
 
-    def replay(self, game_id: object) -> dict[str, Any]:
+    def replay(self, game_id: object) -> ReplayView:
         """The host's replay of a stored game on the strip and the board (``replay``)."""
         with self.lock:
             settings = self.state.settings
             self._after(self.replays.start(game_id, self.phase, settings.pacing,
                                            settings.pause_ms, self.clock()))
-            return dict(self.current.view["replay"])
+            replay = self.public_view()["replay"]
+            assert replay is not None, "the replay has just started"
+            return {**replay}
 
     def stop_replay(self) -> None:
         """The host stops the replay (attract mode comes back after another idle wait)."""

@@ -2,40 +2,177 @@
 
 import { currentLang, hasMessage, t } from "./i18n.js";
 
-/** The public view as docs/API.md describes it (what the pages read of it; the round
-   events and a replay's parts are left loose).
+/** The public view and what is in it, as the table sends it (docs/API.md). The keys
+   are those of web/core/viewtypes.py, which describes every view once: a test
+   (tests/http/test_view_jsdoc.py) holds these typedefs to it. Looser here than there
+   only where the pages read loosely: a round's events are left `any` (RECORD.md), a
+   key the pages may lack is optional, and `Happened` is every happening in one type
+   (its `type` says which keys it has).
 
-   @typedef {{id?: string, name: string, colour: string, bot?: boolean,
-     bot_level?: string | null, hosted?: boolean, connected?: boolean, picked?: boolean,
-     minus_points: number}} Seat
-   @typedef {{round: number, cards: Record<string, number>, kali: number,
-     events: any[], minus_points: Record<string, number>}} RoundEntry
-   @typedef {{round: number, step: number, steps: number, pacing: string,
-     current: {kind: string, first: number, skipped: boolean} | null,
-     shown: any[]}} Playback
-   @typedef {{type: string, round?: number, step?: number, kind?: string, first?: number,
-     count?: number, seconds?: number, skipped?: boolean, replay?: boolean,
-     game_id?: number}} Happened
-   @typedef {{piece: "explorer" | "kali" | "mambo" | "heap", name?: string,
-     from?: number | null, to: number}} PieceMove
-   @typedef {{reason: "undo" | "skip" | "restart" | "setup", round: number,
-     moves: PieceMove[]}} Placing
-   @typedef {{pi: "unknown" | "ok" | "low" | "sagged", pi_sags: number,
-     throttled: boolean | null, supply_ma: number, asked_ma: number,
-     dimming: boolean}} Power
-   @typedef {{backend: string, ok: boolean, error: string | null, playing: boolean,
-     connected: boolean, pacing: string, pause_ms: number,
-     power?: Power | null}} Lights
-   @typedef {{version: number, phase: "lobby" | "picking" | "playing" | "finished",
-     round: number, track_length: number, seats: Seat[], rhino: number | null,
-     positions: Record<string, number>, dung: number[], dung_points: number,
-     setup: any, last_round: RoundEntry | null, history: RoundEntry[], winners: string[],
-     playback: Playback | null, undone: number | null, placing: Placing | null,
-     game_id: number | null,
-     join_url: string, hints: boolean, lights: Lights, day_start: number, replay: any,
-     happened: Happened[],
-     booth: {attract: boolean, attract_after_s: number, sound: boolean},
-     storage?: {ok: boolean, error: string | null}}} View
+   @typedef {object} Seat
+   @property {string} [id]
+   @property {string} name
+   @property {string} colour
+   @property {boolean} [bot]
+   @property {string | null} [bot_level]
+   @property {boolean} [hosted]
+   @property {boolean} [connected]
+   @property {boolean} [picked]
+   @property {number} minus_points
+
+   @typedef {object} Setup
+   @property {number} rhino
+   @property {string[]} order
+   @property {number[]} dung
+
+   @typedef {object} RoundEntry
+   @property {number} round
+   @property {Record<string, number>} cards
+   @property {number} kali
+   @property {any[]} events
+   @property {Record<string, number>} minus_points
+
+   @typedef {object} RoundOutcome  a replay board's history entry: no events
+   @property {number} round
+   @property {Record<string, number>} cards
+   @property {number} kali
+   @property {Record<string, number>} minus_points
+
+   @typedef {object} Step
+   @property {string} kind
+   @property {number} first
+   @property {boolean} skipped
+
+   @typedef {object} Playback
+   @property {number} round
+   @property {number} step
+   @property {number} steps
+   @property {string} pacing
+   @property {Step | null} current
+   @property {any[]} shown
+
+   @typedef {object} Happened
+   @property {string} type
+   @property {number} [round]
+   @property {number} [step]
+   @property {string} [kind]
+   @property {number} [first]
+   @property {number} [count]
+   @property {number} [seconds]
+   @property {boolean} [skipped]
+   @property {boolean} [replay]
+   @property {number} [game_id]
+   @property {string[]} [seats]
+   @property {string[]} [players]
+   @property {string} [player]
+   @property {string[]} [winners]
+   @property {boolean} [stopped_playback]
+   @property {boolean} [kept_seats]
+   @property {boolean} [hints]
+   @property {string} [pacing]
+   @property {number} [pause_ms]
+
+   @typedef {object} PieceMove
+   @property {"explorer" | "kali" | "mambo" | "heap"} piece
+   @property {string} [name]
+   @property {number} [from]
+   @property {number} to
+
+   @typedef {object} Placing
+   @property {"undo" | "skip" | "restart" | "setup"} reason
+   @property {number} round
+   @property {PieceMove[]} moves
+
+   @typedef {object} Power
+   @property {"unknown" | "ok" | "low" | "sagged"} pi
+   @property {number} pi_sags
+   @property {boolean | null} throttled
+   @property {number} supply_ma
+   @property {number} asked_ma
+   @property {boolean} dimming
+
+   @typedef {object} Lights
+   @property {string | null} backend
+   @property {boolean} ok
+   @property {string | null} error
+   @property {boolean} playing
+   @property {boolean} connected
+   @property {string} pacing
+   @property {number} pause_ms
+   @property {Power | null} [power]
+
+   @typedef {object} Storage
+   @property {boolean} ok
+   @property {string | null} error
+
+   @typedef {object} Booth
+   @property {boolean} attract
+   @property {number} attract_after_s
+   @property {boolean} sound
+
+   @typedef {object} ReplayReason
+   @property {string} code
+   @property {Record<string, any>} params
+
+   @typedef {object} ReplayBoard  a replayed game's board, in the view's board keys
+   @property {"playing" | "finished"} phase
+   @property {string} game_id
+   @property {number} round
+   @property {number} track_length
+   @property {Seat[]} seats
+   @property {number | null} rhino
+   @property {Record<string, number>} positions
+   @property {number[]} dung
+   @property {Setup} setup
+   @property {Playback} playback
+   @property {RoundOutcome[]} history
+   @property {RoundOutcome | null} last_round
+   @property {string[]} winners
+   @property {null} undone
+
+   @typedef {object} Replay
+   @property {number} game_id
+   @property {boolean} attract
+   @property {ReplayReason | null} reason
+   @property {number} rounds
+   @property {boolean} done
+   @property {ReplayBoard} board
+
+   @typedef {object} View
+   @property {number} version
+   @property {"lobby" | "picking" | "playing" | "finished"} phase
+   @property {number} round
+   @property {number} track_length
+   @property {Seat[]} seats
+   @property {number | null} rhino
+   @property {Record<string, number>} positions
+   @property {number[]} dung
+   @property {number} dung_points
+   @property {Setup | null} setup
+   @property {Playback | null} playback
+   @property {RoundEntry[]} history
+   @property {RoundEntry | null} last_round
+   @property {string[]} winners
+   @property {number | null} undone
+   @property {Placing | null} placing
+   @property {number | null} game_id
+   @property {string} join_url
+   @property {boolean} hints
+   @property {Lights} lights
+   @property {Storage} [storage]
+   @property {number} day_start
+   @property {Replay | null} replay
+   @property {Booth} booth
+   @property {Happened[]} happened
+
+   @typedef {object} Me  a seat's own, in GET /api/v1/me's view
+   @property {string} id
+   @property {string} name
+   @property {string} colour
+   @property {number[]} hand
+   @property {number | null} pick
+   @property {boolean} hosted
+   @property {boolean} bot
 */
 
 export class ApiError extends Error {
