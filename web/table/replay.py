@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kalimambo.engine.record import parse_record, replay
-from kalimambo.engine.setup import is_int
 from kalimambo.engine.timeline import BoardState
+from kalimambo.engine.values import is_int
 from kalimambo.web.core.happenings import ReplayStarted, ReplayStopped, TableEvent
 from kalimambo.web.core.playback import Playback, playback_ended, step_shown
 from kalimambo.web.core.refusals import ApiError, bad_request, conflict
