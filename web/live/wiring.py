@@ -16,9 +16,9 @@ from kalimambo.web.core.view import lights_summary
 from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.live.lightslink import LightsLink
 from kalimambo.web.live.stream import Broadcaster, Item
+from kalimambo.web.live.stripview import strip_view
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.publisher import Change
-from kalimambo.web.table.replay import strip_view
 from kalimambo.web.table.service import Table
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,8 @@ on disk before the answer).  Each command ends in ``_after``: a new public view
 (``kalimambo.web.core.view``) published with what happened as typed events
 (``publisher``).  Around it: restoring from the store (``restore``), the computer
 players and hints (``thinking``), the open streams (``streams``), replays and attract
-mode as a mode of the table (``modes``, ``replay``) and the records (``records``).
+mode as a mode of the table (``modes``, ``replay``, ``attract``), the booth's settings
+(``booth``) and the records (``records``).
 """
 
 from __future__ import annotations
@@ -44,13 +45,15 @@ from kalimambo.web.core.seats import Seat, new_token, token_hash
 from kalimambo.web.core.view import Surroundings, private_view, public_view
 from kalimambo.web.storage.store import SettingKey, StorageError, Store
 from kalimambo.web.table import bots
+from kalimambo.web.table.attract import AttractMode
+from kalimambo.web.table.booth import SETTINGS as BOOTH_SETTINGS
+from kalimambo.web.table.booth import check_booth_settings, stored_booth_settings
 from kalimambo.web.table.day import Day
 from kalimambo.web.table.hostlogin import HostAuth, booth_mode
 from kalimambo.web.table.modes import LiveMode, PlaybackMode, ReplayMode
 from kalimambo.web.table.publisher import Change, Listener, Publisher
 from kalimambo.web.table.records import Records
-from kalimambo.web.table.replay import SETTINGS as BOOTH_SETTINGS
-from kalimambo.web.table.replay import Replays, check_settings
+from kalimambo.web.table.replay import Replays
 from kalimambo.web.table.restore import (
     count_restart,
     restore,
@@ -86,7 +89,8 @@ class Table:
         self.streams = StreamCounter()
         self.publisher = Publisher(count_restart(store))
         self.day = Day(store)
-        self.replays = Replays(store, self.day.start)  # replays and attract mode
+        self.replays = Replays(store, AttractMode(store, self.day.start),
+                               stored_booth_settings(store))  # replays and attract mode
         self.game_id, self.state = restore(
             store, track_length, stored_settings(store, default_pacing, default_pause_ms),
             clock())
@@ -416,7 +420,7 @@ class Table:
         with self.lock:
             plan: ChangeSettings = self.state.plan_settings(
                 {key: value for key, value in data.items() if key not in BOOTH_SETTINGS})
-            booth = check_settings(data)  # the booth's (web/table/replay.py)
+            booth = check_booth_settings(data)  # the booth's (web/table/booth.py)
             self.store.set_settings({SettingKey.HINTS: plan.settings.hints,
                                      SettingKey.PACING: plan.settings.pacing,
                                      SettingKey.PAUSE_MS: plan.settings.pause_ms, **booth})
