@@ -18,7 +18,7 @@ import contextlib
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kalimambo.engine.game import Game
@@ -76,7 +76,12 @@ class Table:
                  lights_status: Callable[[], dict[str, Any]] | None = None,
                  default_pacing: str = DEFAULT_PACING,
                  default_pause_ms: int = DEFAULT_PAUSE_MS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 lock: threading.RLock | None = None,
+                 listeners: Sequence[Listener] = ()) -> None:
+        """``lock``: the table's one lock, made by whoever shares it (the lights link
+        welcomes a lights process under it); ``listeners``: told of every change once
+        the table is made (the view it starts with they find as ``current``)."""
         self.store = store
         self.host = host
         self.join_url: Callable[[], str] = (join_url if callable(join_url)
@@ -84,7 +89,7 @@ class Table:
         self.lights_status = lights_status or (lambda: {"backend": "none", "ok": False,
                                                         "error": None})
         self.clock = clock
-        self.lock = threading.RLock()
+        self.lock = lock if lock is not None else threading.RLock()
         self.thinking = Thinking(runner)
         self.streams = StreamCounter()
         self.publisher = Publisher(count_restart(store))
@@ -101,6 +106,7 @@ class Table:
         self._keep_placing()  # a restart mid-playback names the round's pieces
         self._changed()
         self._ask_bots()  # after a restart mid-round, computer players pick again
+        self.publisher.listeners.extend(listeners)
 
     # -- what the machine holds (read-only here: change it through commands) ----------
     @property
