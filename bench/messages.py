@@ -32,8 +32,7 @@ from pathlib import Path
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import SAMPLE_NAMES
 from kalimambo.web.core.seats import NAME_MAX
-from kalimambo.web.live.lightslink import LightsLink
-from kalimambo.web.live.stream import Broadcaster, patch_message
+from kalimambo.web.live.stream import patch_message
 from kalimambo.web.live.wiring import TableService
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
@@ -59,13 +58,12 @@ class LightsWire:
 
 def _table(folder: Path) -> tuple[Table, TableService, LightsWire]:
     store = Store(folder / "kalimambo.sqlite3")
-    table = Table(store, 32, HostAuth(store, "1234", "key"), runner=InlineRunner(),
-                  default_pacing="step", default_pause_ms=500, clock=lambda: 0.0)
-    link = LightsLink(None, 32)
+    service = TableService(store, 32, HostAuth(store, "1234", "key"), pin="1234",
+                           lights_socket=None, led_count=32, runner=InlineRunner(),
+                           default_pacing="step", default_pause_ms=500, clock=lambda: 0.0)
     wire = LightsWire()
-    link.send = wire.send  # type: ignore[method-assign]  # sized here, not sent
-    service = TableService(table, store, link, Broadcaster(), "1234")
-    return table, service, wire
+    service.lights.send = wire.send  # type: ignore[method-assign]  # sized here, not sent
+    return service.table, service, wire
 
 
 WIRES: dict[int, tuple[TableService, LightsWire]] = {}

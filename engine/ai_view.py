@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from kalimambo.engine.errors import PlayError
 from kalimambo.engine.game import Game
 from kalimambo.engine.rules import Board
-from kalimambo.engine.setup import is_int
+from kalimambo.engine.values import is_int
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from kalimambo.engine.rules import (
     MAX_TRACK_LENGTH,
     MIN_PLAYERS,
 )
+from kalimambo.engine.values import is_int
 
 HEAP_SPACING = 3
 """A generated set-up keeps heaps at least this many spaces apart around the loop."""
@@ -42,11 +43,6 @@ class Setup:
 
     def to_dict(self) -> dict[str, Any]:
         return {"rhino": self.rhino, "order": list(self.order), "dung": list(self.dung)}
-
-
-def is_int(value: object) -> TypeGuard[int]:
-    """A whole number from JSON or TOML: ``True`` is an ``int`` to Python, not to us."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def is_card(value: object) -> TypeGuard[int]:

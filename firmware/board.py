@@ -22,7 +22,7 @@ from kalimambo.engine.pacing import (
     PAUSE_MS_MIN,
 )
 from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH, MAX_TRACK_LENGTH
-from kalimambo.engine.setup import is_int
+from kalimambo.engine.values import is_int
 
 BACKENDS = ("auto", "sim", "ws281x", "pio")
 STRIP_TYPES = ("ws2812", "sk6812", "sk6812w")

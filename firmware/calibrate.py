@@ -18,7 +18,7 @@ from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
-from kalimambo.engine.setup import is_int
+from kalimambo.engine.values import is_int
 from kalimambo.firmware.board import BoardConfig, BoardFileError
 from kalimambo.firmware.boardwrite import write_layout
 from kalimambo.firmware.scene import RGB

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kalimambo.engine.events import KALI
-from kalimambo.engine.setup import is_int
+from kalimambo.engine.values import is_int
 
 RGB = tuple[int, int, int]
 DARK: RGB = (0, 0, 0)

@@ -26,19 +26,13 @@ PROG = "kalimambo host-link"
 def read_key(path: Path) -> str | None:
     """The host key kept in the store at ``path`` (None if none was made yet); never
     writes.  ``sqlite3.Error`` if the store cannot be read."""
-    from kalimambo.web.storage.store import SettingKey
+    from kalimambo.web.storage.store import SettingKey, Store
 
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    store = Store(path, read_only=True)
     try:
-        row = db.execute("SELECT value FROM settings WHERE key = ?",
-                         (SettingKey.HOST_KEY,)).fetchone()
+        key = store.setting(SettingKey.HOST_KEY)
     finally:
-        db.close()
-    if row is None:
-        return None
-    import json
-
-    key = json.loads(row[0])
+        store.close()
     return key if isinstance(key, str) and len(key) >= 16 else None
 
 

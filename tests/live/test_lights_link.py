@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kalimambo.web.http.app import create_app
-from kalimambo.web.table.replay import strip_view
+from kalimambo.web.live.stripview import strip_view
 from tests.helpers import wait_for
 from tests.lights_peers import PROTOCOL, Peer, connect_lights
 

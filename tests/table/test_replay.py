@@ -19,18 +19,14 @@ from kalimambo.engine.record import parse_record, replay
 from kalimambo.engine.timeline import round_steps
 from kalimambo.web.core.refusals import ApiError
 from kalimambo.web.http.app import create_app
+from kalimambo.web.live.stripview import strip_view
 from kalimambo.web.storage.store import DB_NAME, Store
+from kalimambo.web.table.booth import DEFAULT_ATTRACT_AFTER_S
+from kalimambo.web.table.highlights import highlight, most_eventful
 from kalimambo.web.table.hostlogin import HostAuth
-from kalimambo.web.table.replay import (
-    DEFAULT_ATTRACT_AFTER_S,
-    END_HOLD_S,
-    ROUND_GAP_S,
-    highlight,
-    load_game,
-    most_eventful,
-    strip_view,
-)
+from kalimambo.web.table.replay import END_HOLD_S, ROUND_GAP_S
 from kalimambo.web.table.service import Table
+from kalimambo.web.table.storedgame import load_game
 from kalimambo.web.table.tasks import InlineRunner
 from tests.conftest import PIN
 from tests.helpers import wait_for

@@ -14,7 +14,8 @@ from typing import Any
 from kalimambo.engine.game import Game
 from kalimambo.engine.pacing import PACINGS, PAUSE_MS_MAX, PAUSE_MS_MIN
 from kalimambo.engine.rules import ROUNDS
-from kalimambo.engine.setup import Setup, is_int
+from kalimambo.engine.setup import Setup
+from kalimambo.engine.values import is_int
 from kalimambo.web.core.happenings import Settings
 from kalimambo.web.core.refusals import bad_request
 from kalimambo.web.core.seats import Seat

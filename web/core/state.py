@@ -22,8 +22,9 @@ from typing import Any
 from kalimambo.engine.errors import PlayError, SetupError
 from kalimambo.engine.game import Game, shuffled_deck
 from kalimambo.engine.players import DEFAULT_LEVEL
-from kalimambo.engine.setup import check_setup, check_track_length, is_int, random_setup
+from kalimambo.engine.setup import check_setup, check_track_length, random_setup
 from kalimambo.engine.timeline import BoardState
+from kalimambo.engine.values import is_int
 from kalimambo.web.core.happenings import (
     GameFinished,
     GameStarted,

@@ -20,14 +20,9 @@ from kalimambo.web.table.service import Table
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 
-def the_table() -> Table:
-    """The table: what nearly every route asks (its commands check their input)."""
-    found: Table = current_app.extensions["kalimambo.table"]
-    return found
-
-
 def service() -> TableService:
-    """The table's wiring, for what is not the table's: the streams and the lights."""
+    """What a route reaches the table by: ``service().table`` (its commands check their
+    input), and beside it the streams and the lights."""
     found: TableService = current_app.extensions["kalimambo"]
     return found
 
@@ -96,7 +91,7 @@ def body() -> dict[str, Any]:
 # -- anyone ---------------------------------------------------------------------------
 @bp.get("/state")
 def state() -> Response:
-    return raw_answer(the_table().view_json)
+    return raw_answer(service().table.view_json)
 
 
 @bp.get("/events")
@@ -111,17 +106,17 @@ def events() -> Response:
 
 @bp.get("/record")
 def record() -> Response:
-    return answer(the_table().records.record())
+    return answer(service().table.records.record())
 
 
 @bp.get("/games")
 def games() -> Response:
-    return answer({"games": the_table().records.games()})
+    return answer({"games": service().table.records.games()})
 
 
 @bp.get("/games/<int(max=9223372036854775807):game_id>/record")
 def game_record(game_id: int) -> Response:
-    return answer(the_table().records.game_record(game_id))
+    return answer(service().table.records.game_record(game_id))
 
 
 @bp.get("/leds")
@@ -137,36 +132,36 @@ def local() -> Response:
     comes from it, and whether it may show the first-host QR code (``/host-qr.svg``)."""
     if not is_own_screen(request):
         return answer({"local": False})
-    return answer({"local": True, "host_qr": the_table().first_host_open()})
+    return answer({"local": True, "host_qr": service().table.first_host_open()})
 
 
 @bp.post("/join")
 def join() -> Response:
-    seat, token = the_table().join(body().get("name"))
+    seat, token = service().table.join(body().get("name"))
     return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
 
 
 # -- a seat ---------------------------------------------------------------------------
 @bp.get("/me")
 def me() -> Response:
-    return answer(the_table().me(bearer()))
+    return answer(service().table.me(bearer()))
 
 
 @bp.post("/pick")
 def pick() -> Response:
     data = body()
-    return answer(the_table().pick(bearer(), data.get("round"), data.get("card")))
+    return answer(service().table.pick(bearer(), data.get("round"), data.get("card")))
 
 
 @bp.get("/hint")
 def hint() -> Response:
-    return answer(the_table().hint(bearer()))
+    return answer(service().table.hint(bearer()))
 
 
 # -- the host -------------------------------------------------------------------------
 def host_only() -> Table:
     """The table, once the request's token is a host's (else 401/403 ``host_only``)."""
-    table = the_table()
+    table = service().table
     table.check_host(bearer())
     return table
 
@@ -175,7 +170,7 @@ def host_only() -> Table:
 def host_login() -> Response:
     data = body()
     secret = data.get("key", data.get("pin"))
-    return answer({"token": the_table().host_login(secret, request.remote_addr or "?")})
+    return answer({"token": service().table.host_login(secret, request.remote_addr or "?")})
 
 
 @bp.get("/host")
@@ -317,7 +312,7 @@ def screen_next() -> Response:
     if not is_own_screen(request):
         raise ApiError(403, "own_screen_only", "Only the table's own screen or the host can "
                                                "show the next step.")
-    return answer(the_table().screen_next())
+    return answer(service().table.screen_next())
 
 
 @bp.post("/host/skip")

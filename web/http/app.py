@@ -12,14 +12,11 @@ from werkzeug.exceptions import HTTPException
 from kalimambo.firmware.board import BoardConfig, default_board
 from kalimambo.web.core.refusals import ApiError, error_body
 from kalimambo.web.http import limits
-from kalimambo.web.live.lightslink import LightsLink
-from kalimambo.web.live.stream import Broadcaster
 from kalimambo.web.live.wiring import TableService
 from kalimambo.web.storage.archive import Archive
 from kalimambo.web.storage.store import DB_NAME, Store
 from kalimambo.web.system.netaddr import JoinUrl
 from kalimambo.web.table.hostlogin import HostAuth, stored_key
-from kalimambo.web.table.service import Table
 from kalimambo.web.table.tasks import InlineRunner, ThreadRunner, default_runner
 
 log = logging.getLogger(__name__)
@@ -62,18 +59,19 @@ def _runner(name: str) -> InlineRunner:
 
 
 def build_service(config: dict[str, Any]) -> TableService:
-    """Open the store, the lights socket and the table from the app's config."""
+    """The table service from the app's config: the store and the host's login, and what
+    the table, the lights link and the event streams are made with."""
     board = _board(config)
     store = Store(Path(config["DATA_DIR"]) / DB_NAME)
     pin = config["HOST_PIN"] or board.host_pin
     pin = None if pin is None else str(pin)
     key = config["HOST_KEY"] or stored_key(store)
-    lights = LightsLink(config["LIGHTS_SOCKET"], board.led_count)
-    table = Table(store, board.spaces, HostAuth(store, pin, key),
-                  join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
-                  runner=_runner(config["RUNNER"]), lights_status=lights.status,
-                  default_pacing=board.pacing, default_pause_ms=board.pause_ms)
-    return TableService(table, store, lights, Broadcaster(config["HEARTBEAT"]), pin)
+    return TableService(store, board.spaces, HostAuth(store, pin, key), pin=pin,
+                        lights_socket=config["LIGHTS_SOCKET"], led_count=board.led_count,
+                        heartbeat=config["HEARTBEAT"],
+                        join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
+                        runner=_runner(config["RUNNER"]), default_pacing=board.pacing,
+                        default_pause_ms=board.pause_ms)
 
 
 def _json_error(status: int, code: str, message: str,
@@ -92,7 +90,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     service = build_service(app.config)
     app.extensions["kalimambo"] = service
-    app.extensions["kalimambo.table"] = service.table
     app.extensions["kalimambo.archive"] = Archive(service.store, service.table.lock)
 
     @app.errorhandler(ApiError)

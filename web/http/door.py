@@ -10,7 +10,7 @@ connection) counts the open connections of each address and in all (``Door``), a
 connection over the caps gets a fixed refusal (``429`` or ``503 too_many_connections``,
 the API's error shape) written straight to it and is closed, all in the accept callback.
 The worker hands a connection's place back when its handler ends (``TableWorker.handle``
-in ``kalimambo/serve_cmd.py``).
+in ``kalimambo/serve_worker.py``).
 
 The caps, from ``kalimambo.web.http.limits`` (docs/LIMITS.md says why):
 

@@ -31,6 +31,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 
 from kalimambo.engine.players import DEFAULT_LEVEL, LEVELS
 from kalimambo.web.core.seats import NAME_MAX
+from kalimambo.web.http.api import service
 
 WEB_DIR = Path(__file__).parents[1]
 """web/: the pages' templates/, static/ and i18n/ stay at its top, beside the rooms."""
@@ -151,9 +152,8 @@ def board() -> Response:
 @bp.get("/host")
 def host() -> Response:
     """The host's controls: start, seats, computer players, undo, lights."""
-    table = current_app.extensions.get("kalimambo.table")
     return _page("host.html", "host", "host.js", levels=LEVELS, default_level=DEFAULT_LEVEL,
-                 name_max=NAME_MAX, has_pin=bool(table is not None and table.has_host_pin))
+                 name_max=NAME_MAX, has_pin=service().table.has_host_pin)
 
 
 @bp.get("/i18n/<lang>.json")
@@ -200,11 +200,10 @@ def join_url() -> str:
     """The address phones should open, asked of the table each time.
 
     The table looks it up (the Pi's LAN address or kalimambo.local, never
-    localhost) and refreshes it as the network changes; without a table yet,
+    localhost) and refreshes it as the network changes; without an address,
     kalimambo.local is the safe answer.
     """
-    table = current_app.extensions.get("kalimambo.table")
-    url = table.join_url() if table is not None else None
+    url = service().table.join_url()
     return url if isinstance(url, str) and url else FALLBACK_JOIN_URL
 
 
@@ -234,8 +233,8 @@ def host_qr() -> Response:
     from kalimambo.web.storage.store import StorageError
     from kalimambo.web.table.hostlogin import is_own_screen
 
-    table = current_app.extensions.get("kalimambo.table")
-    if table is None or not is_own_screen(request) or not table.first_host_open():
+    table = service().table
+    if not is_own_screen(request) or not table.first_host_open():
         return Response("Only on the table's own screen, before the first host logs in, "
                         "and never in booth mode.", status=403, mimetype="text/plain")
     try:

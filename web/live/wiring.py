@@ -1,58 +1,71 @@
-"""What lives on the app (``app.extensions["kalimambo"]``): table, stream fan-out, lights."""
+"""What lives on the app (``app.extensions["kalimambo"]``): the table, the event streams'
+fan-out and the lights link, built together in one place."""
 
 from __future__ import annotations
 
 import logging
 import queue
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
 
+from kalimambo.engine.pacing import DEFAULT_PACING, DEFAULT_PAUSE_MS
 from kalimambo.firmware.wire import patch_message, whole_message
 from kalimambo.web.core.refusals import ApiError
 from kalimambo.web.core.view import lights_summary
 from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.live.lightslink import LightsLink
 from kalimambo.web.live.stream import Broadcaster, Item
+from kalimambo.web.live.stripview import strip_view
 from kalimambo.web.storage.store import Store
+from kalimambo.web.table.hostlogin import HostAuth
 from kalimambo.web.table.publisher import Change
-from kalimambo.web.table.replay import strip_view
 from kalimambo.web.table.service import Table
+from kalimambo.web.table.tasks import InlineRunner
 
 log = logging.getLogger(__name__)
 
 
 class TableService:
-    """Wires the table to its listeners: every change goes to the streams and, over the
-    lights socket, to the lights process; its button presses come back as table commands."""
+    """The table, the lights link and the event streams' fan-out, made here together, each
+    given what it needs: every change goes to the streams and, over the lights socket, to
+    the lights process; its button presses come back as table commands.  Keeps the
+    table's clock (auto pacing, midnight)."""
 
-    def __init__(self, table: Table, store: Store, lights: LightsLink,
-                 broadcaster: Broadcaster, pin: str | None) -> None:
-        self.table = table
+    def __init__(self, store: Store, track_length: int, host: HostAuth, *, pin: str | None,
+                 lights_socket: str | None, led_count: int, heartbeat: float = 15.0,
+                 join_url: str | Callable[[], str] = "", runner: InlineRunner | None = None,
+                 default_pacing: str = DEFAULT_PACING,
+                 default_pause_ms: int = DEFAULT_PAUSE_MS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
-        self.lights = lights
-        self.broadcaster = broadcaster
         self.pin = pin
         self._strip_shown: dict[str, Any] | None = None
         """The view the lights process has now (what the next patch starts from)."""
         self._timer: threading.Timer | None = None
         self._timer_due: float | None = None
         self._timer_guard = threading.Lock()
-        lights.welcome = self._welcome
-        lights.guard = table.lock
-        lights.on_change = self._lights_changed
-        lights.on_command = self._command
-        table.listeners.append(broadcaster.publish)
-        table.listeners.append(self._to_lights)
-        table.listeners.append(self._schedule)
         self._day_timer: threading.Timer | None = None
         self._closing = False
+        lock = threading.RLock()  # the table's; the link welcomes a lights process under it
+        self.broadcaster = Broadcaster(heartbeat)
+        # The link calls these only once started (below), when the table is there.
+        self.lights = LightsLink(lights_socket, led_count, welcome=self._welcome, guard=lock,
+                                 on_change=self._lights_changed, on_command=self._command)
+        with lock:  # a computer player's pick from another thread waits until it is ours
+            self.table = Table(store, track_length, host, join_url=join_url, runner=runner,
+                               lights_status=self.lights.status,
+                               default_pacing=default_pacing,
+                               default_pause_ms=default_pause_ms, clock=clock, lock=lock,
+                               listeners=(self.broadcaster.publish, self._to_lights,
+                                          self._schedule))
         self._new_day_timer()
-        lights.start()
+        self.lights.start()
         self._lights_changed()  # a socket that could not be made shows at once
-        self._schedule(table.current)  # a restart mid-playback plays the round again
+        self._schedule(self.table.current)  # a restart mid-playback plays the round again
 
     # -- the table's clock (auto pacing) -----------------------------------------------
     def _schedule(self, _change: Change | None = None) -> None:

@@ -171,9 +171,16 @@ class Store:
     ``problem`` says why until a later write succeeds.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """``read_only``: for a command beside a running table (``kalimambo host-link``):
+        the file is never created, migrated or written; ``sqlite3.Error`` if it cannot
+        be read."""
         self.path = path
         self.problem: str | None = None
+        if read_only:
+            self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                       check_same_thread=False, isolation_level=None)
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         try:

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from kalimambo.engine.game import Game
-from kalimambo.engine.setup import Setup, is_int
+from kalimambo.engine.setup import Setup
+from kalimambo.engine.values import is_int
 from kalimambo.web.storage.store import DB_NAME, SettingKey, StorageError, Store
 
 LOCK_NAME = "kalimambo.lock"

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from kalimambo.engine.setup import is_int
+from kalimambo.engine.values import is_int
 from kalimambo.web.core.refusals import ApiError
 from kalimambo.web.core.seats import new_token, token_hash
 from kalimambo.web.storage.store import SettingKey, Store

@@ -1,163 +1,37 @@
-"""Replays of archived games and the booth's attract mode: a pure object over the table.
+"""The table's replay: at most one stored game played back, the host's or attract mode's.
 
-A replay plays a stored game back round by round with the very steps of a live round
-(``engine.timeline`` through ``web.core.playback.Playback``), on its own board: it never
-touches the table's game, the store's rows or any statistic.  The view carries it as
-``replay`` (``replay.board`` is shaped like the live view's board part, so the strip
-and the board page draw it with the code that draws a live round).
-
-Attract mode is a replay the table starts by itself when the lobby has sat empty for
-``attract_after_s``: the day's most eventful finished game, with the reason it was
-picked.  No clock and no threads here: the table passes ``now`` and its service wakes
-the table at ``due()`` (the same timer as the live playback), so tests drive it with
-an injected clock.
+A replay plays a stored game (``storedgame``) back round by round with the very steps
+of a live round (``engine.timeline`` through ``web.core.playback.Playback``), on its
+own board: it never touches the table's game, the store's rows or any statistic.  The
+view carries it as ``replay`` (``replay.board`` is shaped like the live view's board
+part, so the strip and the board page draw it with the code that draws a live round).
+It stops when the table's game, phase or seats change.  No clock and no threads here:
+the table passes ``now`` and its service wakes the table at ``due()`` (the same timer
+as the live playback), so tests drive it with an injected clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import Any
 
-from kalimambo.engine.record import parse_record, replay
-from kalimambo.engine.setup import is_int
-from kalimambo.engine.timeline import BoardState
+from kalimambo.engine.values import is_int
 from kalimambo.web.core.happenings import ReplayStarted, ReplayStopped, TableEvent
 from kalimambo.web.core.playback import Playback, playback_ended, step_shown
 from kalimambo.web.core.refusals import ApiError, bad_request, conflict
-from kalimambo.web.core.seats import COLOURS
-from kalimambo.web.storage.archive import stored_record
-from kalimambo.web.storage.store import GameRow, SettingKey, Store
+from kalimambo.web.storage.store import SettingKey, Store
+from kalimambo.web.table.attract import AttractMode
+from kalimambo.web.table.highlights import Highlight
+from kalimambo.web.table.storedgame import ReplayGame, load_game
 
 ROUND_GAP_S = 2.0
 """Auto pacing: the pause between one replayed round's end and the next one's reveal."""
 END_HOLD_S = 10.0
 """The last round's end stays on screen this long before the replay goes (or attract
 mode picks again)."""
-DEFAULT_ATTRACT_AFTER_S = 120
-ATTRACT_AFTER_MIN_S = 1
-ATTRACT_AFTER_MAX_S = 3600
 GAME_ID_MAX = 2**63 - 1
 """The largest id the store can hold (SQLite's INTEGER): a bigger one is no game."""
-SETTINGS = {SettingKey.ATTRACT: True, SettingKey.ATTRACT_AFTER_S: DEFAULT_ATTRACT_AFTER_S,
-            SettingKey.SOUND: False}
-"""The booth's host settings and their defaults (kept in the store's settings)."""
-
-WEIGHT_RHINO_SPACE = 1.0
-WEIGHT_PENALTY_POINT = 2.0
-WEIGHT_DUNG_HIT = 1.0
-"""How eventful a game is: its most striking moment, weighed: one point per space of
-Mambo's longest run, two per minus point of the biggest loss of one player in one
-round, one per time an explorer stepped in dung over the game (a long run or a
-heavy blow makes a better story than a game of many small splats)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayRound:
-    """One stored round: its events (the steps are made from them) and the board before."""
-
-    number: int
-    events: list[dict[str, Any]]
-    before: BoardState
-    entry: dict[str, Any]
-    """Its ``history`` entry without the events: round, cards, kali, minus_points."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayGame:
-    """A stored game ready to be played back."""
-
-    game_id: int
-    finished: float | None
-    players: list[str]
-    colours: dict[str, str]
-    bots: dict[str, str]
-    """Computer players and their levels."""
-    track_length: int
-    setup: dict[str, Any]
-    rounds: list[ReplayRound]
-    winners: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Highlight:
-    """Why a game was picked: a message code for the pages and its values."""
-
-    score: float
-    code: str
-    params: dict[str, Any]
-
-    def to_view(self) -> dict[str, Any]:
-        return {"code": self.code, "params": dict(self.params)}
-
-
-def load_game(store: Store, row: GameRow) -> ReplayGame | None:
-    """The stored game ``row`` as rounds to play back; None if it never started or has no
-    round yet."""
-    record = stored_record(store, row)
-    if record is None or not record["rounds"]:
-        return None
-    parsed = parse_record(record)
-    result = replay(parsed, with_events=True)
-    players = list(parsed.players)
-    before = BoardState(parsed.setup.rhino, parsed.setup.positions(parsed.track_length),
-                        dict.fromkeys(players, 0))
-    rounds: list[ReplayRound] = []
-    for played, snapshot in zip(record["rounds"], result["snapshots"], strict=True):
-        number = int(snapshot["round"])
-        entry = {"round": number, "cards": dict(played["cards"]), "kali": played["kali"],
-                 "minus_points": dict(snapshot["minus_points"])}
-        rounds.append(ReplayRound(number, snapshot["events"], before, entry))
-        before = BoardState(snapshot["rhino"], dict(snapshot["positions"]),
-                            dict(snapshot["minus_points"]))
-    roster = row.roster or {}
-    colours = {name: str(roster.get(name, {}).get("colour") or COLOURS[i % len(COLOURS)])
-               for i, name in enumerate(players)}
-    bots = {name: str(roster[name]["bot"]) for name in players
-            if roster.get(name, {}).get("bot")}
-    return ReplayGame(row.id, row.finished, players, colours, bots, parsed.track_length,
-                      record["setup"], rounds, list(result["winners"]))
-
-
-def highlight(game: ReplayGame) -> Highlight | None:
-    """The game's most striking moment (see the weights above), or None for a quiet one."""
-    found: list[Highlight] = []
-    dung = 0
-    for played in game.rounds:
-        lost: dict[str, int] = {}
-        for event in played.events:
-            kind = event.get("type")
-            if kind == "rhino_run" and int(event.get("spaces", 0)) > 0:
-                spaces = int(event["spaces"])
-                found.append(Highlight(spaces * WEIGHT_RHINO_SPACE, "rhino_run",
-                                       {"spaces": spaces, "round": played.number}))
-            elif kind == "dung":
-                dung += 1
-            elif kind == "penalty":
-                name = str(event["player"])
-                lost[name] = lost.get(name, 0) + int(event["points"])
-        for name, points in lost.items():
-            if points > 0:
-                found.append(Highlight(points * WEIGHT_PENALTY_POINT, "penalty",
-                                       {"name": name, "points": points,
-                                        "round": played.number}))
-    if dung:
-        found.append(Highlight(dung * WEIGHT_DUNG_HIT, "dung", {"count": dung}))
-    # the strongest moment; of equals, the earliest (the first one found)
-    return max(found, key=lambda h: h.score, default=None)
-
-
-def most_eventful(games: list[ReplayGame]) -> tuple[ReplayGame, Highlight] | None:
-    """The game with the strongest moment (of equals, the latest finished), and it."""
-    best: tuple[ReplayGame, Highlight] | None = None
-    for game in games:
-        found = highlight(game)
-        if found is None:
-            continue
-        if best is None or (found.score, game.finished or 0) >= (best[1].score,
-                                                                 best[0].finished or 0):
-            best = (game, found)
-    return best
 
 
 @dataclass(slots=True)
@@ -318,47 +192,24 @@ class Running:
         }
 
 
-def check_settings(data: dict[str, Any]) -> dict[str, Any]:
-    """The booth settings among ``data`` (others are the table's), checked; 400 if bad."""
-    found = {key: data[key] for key in SETTINGS if key in data}
-    for key in (SettingKey.ATTRACT, SettingKey.SOUND):
-        if key in found and not isinstance(found[key], bool):
-            raise bad_request("bad_setting", f"{key} is true or false.")
-    after = found.get(SettingKey.ATTRACT_AFTER_S)
-    if SettingKey.ATTRACT_AFTER_S in found and (
-            not is_int(after)
-            or not ATTRACT_AFTER_MIN_S <= after <= ATTRACT_AFTER_MAX_S):
-        raise bad_request("bad_setting", "attract_after_s is a whole number of seconds from "
-                                         f"{ATTRACT_AFTER_MIN_S} to {ATTRACT_AFTER_MAX_S}.")
-    return found
-
 
 @dataclass(slots=True)
 class Replays:
-    """The table's replay (at most one), the lobby's idle timer and the booth settings."""
+    """The table's replay (at most one), and when attract mode starts one."""
 
     store: Store
-    day_start: Callable[[], float]
-    settings: dict[str, Any] = field(default_factory=dict)
+    attract_mode: AttractMode
+    settings: dict[str, Any]
+    """The booth's settings (``booth``): whether attract mode is on, and its wait."""
     running: Running | None = None
-    idle_since: float | None = None
-    """When the lobby became empty (None while it is not, or attract mode gave up)."""
     _signature: Hashable = None
-    _gave_up: bool = False
-    _cache: dict[tuple[int, float | None], ReplayGame | None] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for key, default in SETTINGS.items():
-            value = self.store.setting(key, default)
-            self.settings[key] = value if type(value) is type(default) else default
 
     # -- settings ---------------------------------------------------------------------
     def apply(self, settings: dict[str, Any], now: float) -> None:
-        """Checked settings (``check_settings``) take effect; the idle timer starts again."""
+        """Checked booth settings (``booth.check_booth_settings``) take effect; the idle
+        timer starts again."""
         self.settings.update(settings)
-        self._gave_up = False
-        if self.idle_since is not None:
-            self.idle_since = now
+        self.attract_mode.settings_changed(now)
         if (not self.settings[SettingKey.ATTRACT] and self.running is not None
                 and self.running.attract):
             self.running = None
@@ -376,10 +227,7 @@ class Replays:
             self.running = None
             stopped.append(ReplayStopped())
         self._signature = signature
-        if not idle:
-            self.idle_since, self._gave_up = None, False
-        elif self.idle_since is None and not self._gave_up:
-            self.idle_since = now
+        self.attract_mode.watch(idle, now)
         return stopped
 
     @property
@@ -394,8 +242,8 @@ class Replays:
         of the lobby's idle time; None when nothing is waiting."""
         if self.running is not None:
             return self.running.due
-        if self.settings[SettingKey.ATTRACT] and self.idle_since is not None:
-            return self.idle_since + float(self.settings[SettingKey.ATTRACT_AFTER_S])
+        if self.settings[SettingKey.ATTRACT]:
+            return self.attract_mode.due(float(self.settings[SettingKey.ATTRACT_AFTER_S]))
         return None
 
     def tick(self, now: float, pause_ms: int) -> list[TableEvent]:
@@ -413,28 +261,13 @@ class Replays:
         due = self.due()
         if self.running is not None or due is None or now < due:
             return []
-        picked = most_eventful(self._day_games())
+        picked = self.attract_mode.pick()
         if picked is None:  # nothing finished today: the strip's idle animation stays
-            self.idle_since, self._gave_up = None, True
             return []
         game, reason = picked
         self.running = Running(game, True, reason, "auto", pause_ms)
         self.running.start(now)
         return [ReplayStarted(game.game_id, True)]
-
-    def _day_games(self) -> list[ReplayGame]:
-        since = self.day_start()
-        games = []
-        for row in self.store.games():
-            if row.finished is None or row.finished < since:
-                continue
-            key = (row.id, row.finished)
-            if key not in self._cache:
-                self._cache[key] = load_game(self.store, row)
-            found = self._cache[key]
-            if found is not None:
-                games.append(found)
-        return games
 
     # -- the host ---------------------------------------------------------------------
     def start(self, game_id: object, phase: str, pacing: str, pause_ms: int,
@@ -463,8 +296,7 @@ class Replays:
         if self.running is None:
             raise conflict("not_replaying", "No replay is running.")
         self.running = None
-        if self.idle_since is not None:  # an idle lobby: attract mode after another wait
-            self.idle_since = now
+        self.attract_mode.wait_again(now)  # an idle lobby: attract mode after another wait
         return [ReplayStopped()]
 
     def next(self, now: float) -> list[TableEvent]:
@@ -474,35 +306,3 @@ class Replays:
     def skip_step(self, now: float) -> list[TableEvent]:
         assert self.running is not None
         return self.running.skip_step(now)
-
-
-STRIP_KEYS = ("version", "phase", "game_id", "track_length", "rhino", "positions", "dung",
-              "setup", "winners", "happened")
-"""What the strip draws from (docs/LIGHTS-PROTOCOL.md), besides the seats' names and
-colours and the playback's ``shown``.  Nothing else goes to the lights process: not the
-history, the join address or the host's settings, so its messages stay small."""
-
-
-def strip_marks(placing: dict[str, Any] | None) -> list[list[Any]] | None:
-    """The view's ``placing`` as the strip needs it, short: ``[piece, name, to]`` each."""
-    if not placing:
-        return None
-    return [[move["piece"], move.get("name"), move["to"]] for move in placing["moves"]]
-
-
-def strip_view(view: dict[str, Any]) -> dict[str, Any]:
-    """What the strip draws: the board (during a replay the replay's, in the live
-    view's shape), the playback's cursor (the moment it shows), what happened, the
-    pieces to move by hand (the table's own, never during a replay), and whether a
-    replay is on."""
-    running = view.get("replay")
-    board = {**view, **running["board"]} if running else view
-    playback = board.get("playback")
-    return {**{key: board.get(key) for key in STRIP_KEYS},
-            "seats": [{"name": seat["name"], "colour": seat["colour"],
-                       "picked": bool(seat.get("picked"))}
-                      for seat in board.get("seats") or []],
-            "playback": {"round": playback["round"], "step": playback["step"],
-                         "shown": playback["shown"]} if playback else None,
-            "placing": None if running else strip_marks(view.get("placing")),
-            "replay": bool(running)}

@@ -8,7 +8,8 @@ on disk before the answer).  Each command ends in ``_after``: a new public view
 (``kalimambo.web.core.view``) published with what happened as typed events
 (``publisher``).  Around it: restoring from the store (``restore``), the computer
 players and hints (``thinking``), the open streams (``streams``), replays and attract
-mode as a mode of the table (``modes``, ``replay``) and the records (``records``).
+mode as a mode of the table (``modes``, ``replay``, ``attract``), the booth's settings
+(``booth``) and the records (``records``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import contextlib
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from kalimambo.engine.game import Game
@@ -46,13 +47,15 @@ from kalimambo.web.core.view import Surroundings, private_view, public_view
 from kalimambo.web.core.viewtypes import BoothView, PrivateView, PublicView, ReplayView
 from kalimambo.web.storage.store import SettingKey, StorageError, Store
 from kalimambo.web.table import bots
+from kalimambo.web.table.attract import AttractMode
+from kalimambo.web.table.booth import SETTINGS as BOOTH_SETTINGS
+from kalimambo.web.table.booth import check_booth_settings, stored_booth_settings
 from kalimambo.web.table.day import Day
 from kalimambo.web.table.hostlogin import HostAuth, booth_mode
 from kalimambo.web.table.modes import LiveMode, PlaybackMode, ReplayMode
 from kalimambo.web.table.publisher import Change, Listener, Publisher
 from kalimambo.web.table.records import Records
-from kalimambo.web.table.replay import SETTINGS as BOOTH_SETTINGS
-from kalimambo.web.table.replay import Replays, check_settings
+from kalimambo.web.table.replay import Replays
 from kalimambo.web.table.restore import (
     count_restart,
     restore,
@@ -75,7 +78,12 @@ class Table:
                  lights_status: Callable[[], dict[str, Any]] | None = None,
                  default_pacing: str = DEFAULT_PACING,
                  default_pause_ms: int = DEFAULT_PAUSE_MS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 lock: threading.RLock | None = None,
+                 listeners: Sequence[Listener] = ()) -> None:
+        """``lock``: the table's one lock, made by whoever shares it (the lights link
+        welcomes a lights process under it); ``listeners``: told of every change once
+        the table is made (the view it starts with they find as ``current``)."""
         self.store = store
         self.host = host
         self.join_url: Callable[[], str] = (join_url if callable(join_url)
@@ -83,12 +91,13 @@ class Table:
         self.lights_status = lights_status or (lambda: {"backend": "none", "ok": False,
                                                         "error": None})
         self.clock = clock
-        self.lock = threading.RLock()
+        self.lock = lock if lock is not None else threading.RLock()
         self.thinking = Thinking(runner)
         self.streams = StreamCounter()
         self.publisher = Publisher(count_restart(store))
         self.day = Day(store)
-        self.replays = Replays(store, self.day.start)  # replays and attract mode
+        self.replays = Replays(store, AttractMode(store, self.day.start),
+                               stored_booth_settings(store))  # replays and attract mode
         self.game_id, self.state = restore(
             store, track_length, stored_settings(store, default_pacing, default_pause_ms),
             clock())
@@ -99,6 +108,7 @@ class Table:
         self._keep_placing()  # a restart mid-playback names the round's pieces
         self._changed()
         self._ask_bots()  # after a restart mid-round, computer players pick again
+        self.publisher.listeners.extend(listeners)
 
     # -- what the machine holds (read-only here: change it through commands) ----------
     @property
@@ -430,7 +440,7 @@ class Table:
         with self.lock:
             plan: ChangeSettings = self.state.plan_settings(
                 {key: value for key, value in data.items() if key not in BOOTH_SETTINGS})
-            booth = check_settings(data)  # the booth's (web/table/replay.py)
+            booth = check_booth_settings(data)  # the booth's (web/table/booth.py)
             self.store.set_settings({SettingKey.HINTS: plan.settings.hints,
                                      SettingKey.PACING: plan.settings.pacing,
                                      SettingKey.PAUSE_MS: plan.settings.pause_ms, **booth})
