@@ -36,9 +36,10 @@ from kalimambo.web.core.viewtypes import (
 from kalimambo.web.http.openapi import document
 from kalimambo.web.http.typeschema import fields as typed_fields
 from kalimambo.web.storage.store import DB_NAME, Store
+from kalimambo.web.table.highlights import highlight
 from kalimambo.web.table.hostlogin import HostAuth
-from kalimambo.web.table.replay import highlight, load_game
 from kalimambo.web.table.service import Table
+from kalimambo.web.table.storedgame import load_game
 from kalimambo.web.table.tasks import InlineRunner
 from tests.conftest import PIN
 from tests.table.test_replay import Clock, run_until, store_today
