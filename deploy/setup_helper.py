@@ -27,7 +27,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 if __name__ == "__main__":  # run by setup.sh with the system python3: no venv yet
+    # so no editable install maps kalimambo.firmware to firmware/ (pyproject's package-dir):
+    # the checkout's root is put on the package's own path, which does the same
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    import kalimambo
+
+    kalimambo.__path__.append(str(Path(__file__).resolve().parent.parent))
 
 from kalimambo.firmware.board import BoardFileError, load_board_file
 from kalimambo.firmware.boardwrite import replace_text

@@ -29,6 +29,3 @@ __all__ = [
     "SetupError", "Stay", "check_setup", "event_from_dict", "parse_record", "random_setup",
     "replay", "shuffled_deck",
 ]
-
-if __name__ != "kalimambo.engine":  # reached as "engine" from the checkout's root, say
-    raise ImportError(f"import kalimambo.engine, not {__name__}: one module, one name (README)")

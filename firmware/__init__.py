@@ -16,6 +16,3 @@
   calibrate.py  the phone page that maps LEDs to spaces; boardwrite.py saves the map
   bench.py      frame time and CPU share (also ``python -m bench.leds``)
 """
-
-if __name__ != "kalimambo.firmware":  # reached as "firmware" from the checkout's root, say
-    raise ImportError(f"import kalimambo.firmware, not {__name__}: one module, one name (README)")

@@ -7,6 +7,3 @@
   http/     the Flask app, its routes and its edge (door, guard, limits)
   system/   around the worker: start-up checks, systemd, the address, the lights child
 """
-
-if __name__ != "kalimambo.web":  # reached as "web" from the checkout's root, say
-    raise ImportError(f"import kalimambo.web, not {__name__}: one module, one name (README)")

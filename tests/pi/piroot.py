@@ -353,7 +353,7 @@ def copy_checkout(root: Path) -> Path:
     for name in filter(None, files.decode().split("\0")):
         source = REPO / name
         target = dest / name
-        if source.is_symlink():  # kalimambo/engine -> ../engine and its like: kept as links
+        if source.is_symlink():  # a link stays a link, as git keeps it
             target.parent.mkdir(parents=True, exist_ok=True)
             os.symlink(os.readlink(source), target)
             continue

@@ -1,9 +1,10 @@
 """What ``pip install .`` puts into site-packages: one import name, ``kalimambo``.
 
 The repository keeps its known layout (engine/, web/, firmware/ at the top); they are
-installed as ``kalimambo.engine``, ``kalimambo.web`` and ``kalimambo.firmware`` through
-the links in kalimambo/. Nothing from bench/ or tests/ may be installed, and the old
-top-level names must not import in a clean environment.
+installed as ``kalimambo.engine``, ``kalimambo.web`` and ``kalimambo.firmware`` (the
+``package-dir`` map in pyproject.toml). Nothing from bench/ or tests/ may be installed,
+the folders' own names must not import in a clean environment, and the editable install
+(setup.sh's) gives each module its own path in the checkout.
 """
 
 from __future__ import annotations
@@ -65,3 +66,23 @@ def test_a_fresh_venv_has_one_top_level_name(wheel: Path, tmp_path: Path) -> Non
     for old in ("engine", "web", "firmware", "bench"):
         failed = run(f"import {old}")
         assert failed.returncode != 0 and "ModuleNotFoundError" in failed.stderr, old
+
+
+def test_the_editable_install_imports_each_module_from_its_own_path(tmp_path: Path) -> None:
+    """The setup.sh venv, run away from the checkout: the one name, the folder's file."""
+    code = ("import kalimambo.engine.game as g, kalimambo.web.http.app as a, "
+            "kalimambo.firmware.lights as f, kalimambo.cli as c; "
+            "print(g.__file__, a.__file__, f.__file__, c.__file__)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert done.stdout.split() == [str(ROOT / "engine/game.py"), str(ROOT / "web/http/app.py"),
+                                   str(ROOT / "firmware/lights.py"),
+                                   str(ROOT / "kalimambo/cli.py")]
+
+
+def test_the_repository_holds_no_link() -> None:
+    """The import names are paths: no folder stands in for another."""
+    staged = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    links = [line.split("\t", 1)[1] for line in staged if line.startswith("120000")]
+    assert links == []

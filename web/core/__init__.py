@@ -6,7 +6,3 @@ private views, their JSON Patch, and the one refusal (``ApiError``) the table ra
 builds on the engine alone and uses no web framework, thread, database or clock: time is
 a number passed in (tests/project/test_layers.py checks it).
 """
-
-if __name__ != "kalimambo.web.core":  # reached as "core" from inside web/, say
-    raise ImportError(f"import kalimambo.web.core, not {__name__}: "
-                      "one module, one name (README)")

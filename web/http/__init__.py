@@ -6,7 +6,3 @@ the pages (``pages``, with web/templates, web/static and web/i18n) and the archi
 refused as accepted), the guard (``guard``: per-address limits and body deadlines), what
 the app adds (``hardening``) and every limit in one place (``limits``).
 """
-
-if __name__ != "kalimambo.web.http":  # reached as "http" from inside web/, say
-    raise ImportError(f"import kalimambo.web.http, not {__name__}: "
-                      "one module, one name (README)")

@@ -4,7 +4,3 @@ The Server-Sent Events fan-out to the pages (``stream``), the table's end of the
 socket (``lightslink``), and ``wiring``, which hangs both on the table, keeps its clock
 (auto pacing, the next local midnight) and passes the buttons' presses back as commands.
 """
-
-if __name__ != "kalimambo.web.live":  # reached as "live" from inside web/, say
-    raise ImportError(f"import kalimambo.web.live, not {__name__}: "
-                      "one module, one name (README)")

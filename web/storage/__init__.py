@@ -4,7 +4,3 @@
 settings' key names, ``SettingKey``); ``archive`` replays the finished games' records into
 results, statistics, the CSV export and score sheets.
 """
-
-if __name__ != "kalimambo.web.storage":  # reached as "storage" from inside web/, say
-    raise ImportError(f"import kalimambo.web.storage, not {__name__}: "
-                      "one module, one name (README)")

@@ -5,7 +5,3 @@
 answers itself); ``netaddr`` finds the address phones should open; ``lightschild`` runs
 ``kalimambo lights`` as a supervised child of ``kalimambo serve``.
 """
-
-if __name__ != "kalimambo.web.system":  # reached as "system" from inside web/, say
-    raise ImportError(f"import kalimambo.web.system, not {__name__}: "
-                      "one module, one name (README)")

@@ -7,7 +7,3 @@ modes (``modes``: the game, or a replay from ``replay``), restoring from the sto
 through ``tasks``), open streams (``streams``), records (``records``), the table's day
 (``day``) and the host's login (``hostlogin``).
 """
-
-if __name__ != "kalimambo.web.table":  # reached as "table" from inside web/, say
-    raise ImportError(f"import kalimambo.web.table, not {__name__}: "
-                      "one module, one name (README)")
