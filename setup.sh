@@ -128,6 +128,8 @@ HOTSPOT_ADDRESS=10.42.0.1
 HOTSPOT_INFO=$ETC_DIR/hotspot.toml
 PORTAL_DIR=/var/lib/kalimambo-portal
 DNS_DROPIN=/etc/NetworkManager/dnsmasq-shared.d/kalimambo-portal.conf
+NAT_DISPATCHER=/etc/NetworkManager/dispatcher.d/90-kalimambo-hotspot-nat
+NAT_MODULES=/etc/modules-load.d/kalimambo-hotspot.conf
 SERVICE_USER=kalimambo
 
 at() { printf '%s%s' "$ROOT" "$1"; }
@@ -812,6 +814,7 @@ hotspot() {
         run nmcli connection up "$HOTSPOT_CON"
     fi
     portal_files
+    sharing_files
     say "   phones: join '$HOTSPOT', then open http://$HOTSPOT_ADDRESS$( [ "$PORT" = 80 ] || printf ':%s' "$PORT")/"
 }
 
@@ -822,6 +825,15 @@ dns_dropin() {
     [ -d "$(at $PORTAL_DIR)" ] \
         || run install -d -m 0755 -o "$SERVICE_USER" -g "$SERVICE_USER" "$PORTAL_DIR"
     install_file "$REPO/deploy/kalimambo-portal-dnsmasq.conf" "$DNS_DROPIN" 0644 || true
+}
+
+# sharing_files: the hotspot shares the Pi's Ethernet through an nft table NetworkManager
+# writes as it comes up, with one second for nft: the kernel's parts for it load early in
+# the boot, and a dispatcher script brings the hotspot up once more if the table is
+# missing all the same (both files say why).
+sharing_files() {
+    install_file "$REPO/deploy/kalimambo-hotspot-modules.conf" "$NAT_MODULES" 0644 || true
+    install_file "$REPO/deploy/kalimambo-hotspot-nat" "$NAT_DISPATCHER" 0755 || true
 }
 
 # portal_files: what the table learns of the hotspot (its name and password for the
@@ -857,11 +869,12 @@ remove_hotspot() {
     local table_knew=0
     [ -e "$(at $HOTSPOT_INFO)" ] && table_knew=1
     if [ -n "$(hotspot_file)" ] || [ -e "$(at $HOTSPOT_INFO)" ] || [ -e "$(at $DNS_DROPIN)" ] \
-            || [ -e "$(at $PORTAL_DIR)" ]; then
+            || [ -e "$(at $PORTAL_DIR)" ] || [ -e "$(at $NAT_DISPATCHER)" ] \
+            || [ -e "$(at $NAT_MODULES)" ]; then
         step "Convention hotspot: removed"
         [ -z "$(hotspot_file)" ] || run nmcli connection delete "$HOTSPOT_CON"
         note_state hotspot
-        remove_path "$HOTSPOT_INFO" "$DNS_DROPIN" "$PORTAL_DIR"
+        remove_path "$HOTSPOT_INFO" "$DNS_DROPIN" "$PORTAL_DIR" "$NAT_DISPATCHER" "$NAT_MODULES"
         if [ "$table_knew" = 1 ] && [ -e "$(at $UNIT_FILE)" ]; then
             run systemctl try-restart kalimambo.service  # no more Wi-Fi code on the board
         fi

@@ -487,6 +487,12 @@ def test_hotspot_tells_the_table_and_its_dns(tmp_path: Path) -> None:
     assert "   |  hostsdir=/var/lib/kalimambo-portal" in out
     assert out.index("kalimambo-portal.conf") < out.index(
         "would run: nmcli connection up kalimambo-hotspot")
+    # the hotspot shares the Ethernet through NetworkManager's nft table: its kernel parts
+    # early in the boot, and a second try if the table is missing all the same
+    assert ("would install /etc/modules-load.d/kalimambo-hotspot.conf (mode 0644)" in out)
+    assert "   |  nft_masq" in out
+    assert ("would install /etc/NetworkManager/dispatcher.d/90-kalimambo-hotspot-nat "
+            "(mode 0755)") in out
 
 
 @pytest.mark.parametrize("how", [("--no-hotspot",), ("--uninstall",)])
@@ -494,12 +500,16 @@ def test_no_hotspot_and_uninstall_remove_what_the_hotspot_added(
         tmp_path: Path, how: tuple[str, ...]) -> None:
     root = fake_pi(tmp_path, PI4)
     for path in ("etc/kalimambo/hotspot.toml", "var/lib/kalimambo-portal/kalimambo-probes",
-                 "etc/NetworkManager/dnsmasq-shared.d/kalimambo-portal.conf"):
+                 "etc/NetworkManager/dnsmasq-shared.d/kalimambo-portal.conf",
+                 "etc/NetworkManager/dispatcher.d/90-kalimambo-hotspot-nat",
+                 "etc/modules-load.d/kalimambo-hotspot.conf"):
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text("x\n")
     out = dry_run(root, *how)
     for path in ("/etc/kalimambo/hotspot.toml", "/var/lib/kalimambo-portal",
-                 "/etc/NetworkManager/dnsmasq-shared.d/kalimambo-portal.conf"):
+                 "/etc/NetworkManager/dnsmasq-shared.d/kalimambo-portal.conf",
+                 "/etc/NetworkManager/dispatcher.d/90-kalimambo-hotspot-nat",
+                 "/etc/modules-load.d/kalimambo-hotspot.conf"):
         assert lines_with(out, f"would run: rm -rf {path}"), path
 
 
