@@ -32,7 +32,7 @@ from pathlib import Path
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import SAMPLE_NAMES
 from kalimambo.web.core.seats import NAME_MAX
-from kalimambo.web.live.stream import patch_message
+from kalimambo.web.live.stream import patch_event
 from kalimambo.web.live.wiring import TableService
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
@@ -83,7 +83,7 @@ def _sized(table: Table, sizes: dict[str, list[int]], kind: str,
         action()
     finally:
         table.listeners.remove(changes.append)
-    sizes[kind] += [len(patch_message(change)) for change in changes]
+    sizes[kind] += [len(patch_event(change)) for change in changes]
     sizes["lights: " + kind] += wire.sent
     sizes["lights, whole view on (re)connect"] += [len(m) for m in service._welcome()]
 
