@@ -25,7 +25,7 @@ from tests.conftest import LGPIO_MACHINES
 from tests.helpers import ROOT
 
 SETUP = ROOT / "setup.sh"
-HELPER = ROOT / "deploy" / "setup_helper.py"
+HELPER = ROOT / "deploy" / "install_helper.py"
 UNIT_TEMPLATE = ROOT / "deploy" / "kalimambo.service.in"
 LIGHTS_TEMPLATE = ROOT / "deploy" / "kalimambo-lights.service.in"
 PI4 = "Raspberry Pi 4 Model B Rev 1.4"
@@ -36,7 +36,7 @@ PI1 = "Raspberry Pi Model B Plus Rev 1.2"
 
 
 def load_helper() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("setup_helper", HELPER)
+    spec = importlib.util.spec_from_file_location("install_helper", HELPER)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

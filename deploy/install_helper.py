@@ -156,7 +156,7 @@ def main(argv: Sequence[str]) -> int:
                 path = Path(file)
                 return 0 if path.exists() and path.read_text() == sys.stdin.read() else 1
             case _:
-                raise HelperError("unknown command (see the top of deploy/setup_helper.py)")
+                raise HelperError("unknown command (see the top of deploy/install_helper.py)")
     except HelperError as exc:
         sys.stderr.write(f"setup.sh: {exc}\n")
         return 2
