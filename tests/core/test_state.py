@@ -76,7 +76,7 @@ def view(state: TableState) -> dict[str, Any]:
                                            lambda name: False))
 
 
-def replay(state: TableState, rounds: int | None = None) -> Game:
+def resolved(state: TableState, rounds: int | None = None) -> Game:
     """A fresh engine game fed the state's record (its first ``rounds`` rounds)."""
     assert state.game is not None
     record = state.game.record()
@@ -130,7 +130,7 @@ def test_a_whole_game_lobby_picking_playing_finished() -> None:
         assert state.phase == "playing" and state.picks == {}
         playback = state.playback
         assert playback is not None and playback.step == 0
-        assert shows(view(state), replay(state, round_no - 1))  # k = 0: the board before
+        assert shows(view(state), resolved(state, round_no - 1))  # k = 0: the board before
         assert view(state)["history"] == [p.to_dict() for p in state.history[:-1]]
         shown: list[Any] = []
         while state.phase == "playing":
@@ -150,11 +150,11 @@ def test_a_whole_game_lobby_picking_playing_finished() -> None:
         if round_no < ROUNDS:
             assert ending[1:] == [RoundOpened(round_no + 1)]
         else:
-            assert ending[1:] == [GameFinished(tuple(replay(state).winners()))]
-        assert shows(view(state), replay(state))  # k = m: the record's replay
+            assert ending[1:] == [GameFinished(tuple(resolved(state).winners()))]
+        assert shows(view(state), resolved(state))  # k = m: the record's result
     assert state.phase == "finished"
     final = view(state)
-    assert final["winners"] == replay(state).winners() and len(final["history"]) == ROUNDS
+    assert final["winners"] == resolved(state).winners() and len(final["history"]) == ROUNDS
     with pytest.raises(ApiError, match="game is over"):
         state.plan_pick(NAMES[0], ROUNDS + 1, 0)
 
@@ -416,15 +416,15 @@ def check_invariants(state: TableState) -> None:
         board = playback.board()  # the view shows the board as of the cursor
         assert (current["positions"], current["rhino"]) == (board.positions, board.rhino)
         if playback.step == 0:
-            assert shows(current, replay(state, game.rounds_played - 1))
-        # the cursor's end is exactly the record's replay
+            assert shows(current, resolved(state, game.rounds_played - 1))
+        # the cursor's end is exactly the record's result
         end = board_at(playback.before, playback.steps, playback.total)
-        full = replay(state)
+        full = resolved(state)
         assert (end.positions, end.rhino, end.minus_points) == (
             full.positions(), full.board.rhino, full.minus_points())
     else:
         assert playback is None or playback.step == playback.total
-        assert shows(current, replay(state))
+        assert shows(current, resolved(state))
         assert state.phase == ("finished" if game.finished else "picking")
 
 

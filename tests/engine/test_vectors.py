@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kalimambo.engine import parse_record, replay
+from kalimambo.engine import parse_record, resolve_record
 from tests.helpers import load_vector, vector_files
 
 VECTORS = vector_files()
@@ -19,7 +19,7 @@ def test_vectors_are_there() -> None:
 @pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
 def test_vector_replays_exactly(path: Path) -> None:
     vector = load_vector(path)
-    assert replay(parse_record(vector["record"])) == vector["expected"]
+    assert resolve_record(parse_record(vector["record"])) == vector["expected"]
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])

@@ -41,7 +41,7 @@ from kalimambo.web.core.happenings import (
     TableEvent,
 )
 from kalimambo.web.core.names import fold
-from kalimambo.web.core.placing import Placing, jump, replayed, set_up
+from kalimambo.web.core.placing import Placing, jump, restarted, set_up
 from kalimambo.web.core.plans import (
     AddSeats,
     ChangeSettings,
@@ -101,10 +101,10 @@ class TableState:
     @classmethod
     def restore(cls, track_length: int, settings: Settings, seats: Sequence[Seat],
                 game: Game | None, rounds: Sequence[tuple[Mapping[str, int], int]],
-                picks: Mapping[str, int], replay_last: bool, now: float,
+                picks: Mapping[str, int], play_last_again: bool, now: float,
                 placing: Placing | None = None) -> TableState:
         """The state as saved: ``game`` fresh from its set-up, then ``rounds`` (cards,
-        Kali's card) played on it; ``replay_last`` plays the last round back again from
+        Kali's card) played on it; ``play_last_again`` plays the last round back again from
         its first step (the table stopped mid-playback: its pieces go back to where the
         round found them), else ``picks`` are the open round's.  ``placing``: the pieces
         that were waiting to be moved by hand."""
@@ -118,9 +118,9 @@ class TableState:
                 before = board_of(game)
             state.history.append(RoundPlayed.of(game, game.play_round(cards, kali)))
         state.game = game
-        if before is not None and replay_last:
+        if before is not None and play_last_again:
             state._begin_playback(before, now)
-            state.placing = replayed(len(rounds), before, board_of(game)) or placing
+            state.placing = restarted(len(rounds), before, board_of(game)) or placing
         elif not game.finished:
             state.picks = dict(picks)
         return state

@@ -69,10 +69,10 @@ def restore(store: Store, track_length: int, settings: Settings,
                                    tuple(row.setup["dung"])),
                 row.track_length, kali_deck=row.kali_deck)
     rounds = [(played.cards, played.kali) for played in store.rounds(row.id)]
-    replay_last = store.setting(SettingKey.PLAYBACK, None) == [row.id, len(rounds)]
+    play_last_again = store.setting(SettingKey.PLAYBACK, None) == [row.id, len(rounds)]
     picks = store.picks(row.id, len(rounds) + 1)  # used only if a round is open
     return row.id, TableState.restore(row.track_length, settings, seats, game, rounds,
-                                      picks, replay_last, now, stored_placing(store, row.id))
+                                      picks, play_last_again, now, stored_placing(store, row.id))
 
 
 def stored_placing(store: Store, game_id: int) -> Placing | None:
