@@ -23,8 +23,8 @@ def test_vector_replays_exactly(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
-def test_vector_through_game_matches_replay(path: Path) -> None:
-    """The table's Game object reaches the same state as the bare replay."""
+def test_vector_through_game_matches_resolve_record(path: Path) -> None:
+    """The table's Game object reaches the same state as the bare resolve_record."""
     vector = load_vector(path)
     game = parse_record(vector["record"]).to_game()
     expected = vector["expected"]
