@@ -16,7 +16,7 @@ from kalimambo.engine.timeline import BoardState
 from kalimambo.web.core.happenings import PiecesPlaced, Settings
 from kalimambo.web.core.placing import Placing, jump
 from kalimambo.web.core.refusals import ApiError
-from kalimambo.web.core.state import TableState, board_of
+from kalimambo.web.core.state import StateMachine, board_of
 from tests.core.test_state import NAMES, SETUP, pick_round, resolved, skip, started, view
 
 
@@ -140,8 +140,8 @@ def test_a_restart_mid_playback_names_the_pieces_the_round_moves_back() -> None:
     record = state.game.record()
     rounds = [(r["cards"], r["kali"]) for r in record["rounds"]]
     fresh = resolved(state, 0)
-    restored = TableState.restore(32, Settings(False, "step", 500), state.seats, fresh,
-                                  rounds, {}, play_last_again=True, now=0.0)
+    restored = StateMachine.restore(32, Settings(False, "step", 500), state.seats, fresh,
+                                    rounds, {}, play_last_again=True, now=0.0)
     placing = view(restored)["placing"]
     before, after = board_of(resolved(state, 0)), board_of(resolved(state, 1))
     assert placing["reason"] == "restart" and placing["round"] == 1
@@ -154,8 +154,8 @@ def test_a_restart_keeps_the_pieces_that_were_waiting() -> None:
     kept = Placing.from_public(view(state)["placing"])
     assert kept == state.placing  # the store's copy reads back the same
     record = resolved(state, 0)
-    restored = TableState.restore(32, Settings(False, "step", 500), state.seats, record,
-                                  [], {}, play_last_again=False, now=0.0, placing=kept)
+    restored = StateMachine.restore(32, Settings(False, "step", 500), state.seats, record,
+                                    [], {}, play_last_again=False, now=0.0, placing=kept)
     assert view(restored)["placing"] == view(state)["placing"]
 
 

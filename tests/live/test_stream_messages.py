@@ -22,7 +22,7 @@ from kalimambo.web.live.stream import Broadcaster, patch_event, view_event
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
 from kalimambo.web.table.publisher import Change
-from kalimambo.web.table.service import Table
+from kalimambo.web.table.table import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 LIMIT = 2048

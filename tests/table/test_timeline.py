@@ -16,7 +16,7 @@ from kalimambo.web.core.playback import Playback
 from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
-from kalimambo.web.table.service import Table
+from kalimambo.web.table.table import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 NAMES = ["Ana", "Ben", "Caro"]

@@ -30,7 +30,7 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(StorageError)
     def storage_failed(error: StorageError) -> Any:
-        service = app.extensions.get("kalimambo")
-        if service is not None:  # every page learns at once that changes are not kept
-            service.table.refresh()
+        hub = app.extensions.get("kalimambo")
+        if hub is not None:  # every page learns at once that changes are not kept
+            hub.table.refresh()
         return storage_answer(error)
