@@ -20,7 +20,7 @@ from types import ModuleType
 
 import pytest
 
-from kalimambo.firmware.board import MAX_LEDS, BoardFileError, load_board_file
+from kalimambo.firmware.hardware import MAX_LEDS, HardwareFileError, load_hardware_file
 from tests.conftest import LGPIO_MACHINES
 from tests.helpers import ROOT
 
@@ -632,8 +632,8 @@ def test_board_info_defaults_and_errors(tmp_path: Path) -> None:
 def test_board_info_refuses_what_the_lights_refuse(tmp_path: Path, text: str) -> None:
     board = tmp_path / "board.toml"
     board.write_text(text)
-    with pytest.raises(BoardFileError) as lights:
-        load_board_file(board)
+    with pytest.raises(HardwareFileError) as lights:
+        load_hardware_file(board)
     with pytest.raises(helper.HelperError) as setup:
         helper.board_info(board)
     assert str(setup.value) == str(lights.value)

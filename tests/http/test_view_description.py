@@ -21,7 +21,7 @@ import orjson
 import pytest
 
 from kalimambo.engine.events import Event
-from kalimambo.firmware.board import default_board
+from kalimambo.firmware.hardware import default_hardware
 from kalimambo.firmware.lights import create_lights
 from kalimambo.web.core import viewtypes
 from kalimambo.web.core.viewtypes import (
@@ -170,7 +170,7 @@ def play(session: Session) -> None:
 def attract(data_dir: Path, seen: Seen) -> None:
     """The booth's attract mode, with a real simulated strip's status beside it."""
     store_today(data_dir)
-    lights = create_lights(default_board(), "sim", run_thread=False)
+    lights = create_lights(default_hardware(), "sim", run_thread=False)
     store = Store(data_dir / DB_NAME)
     clock = Clock()
     table = Table(store, 32, HostAuth(store, PIN, "key"), runner=InlineRunner(),

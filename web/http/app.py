@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from kalimambo.firmware.board import BoardConfig, default_board
+from kalimambo.firmware.hardware import HardwareConfig, default_hardware
 from kalimambo.web.core.refusals import ApiError, error_body
 from kalimambo.web.http import limits
 from kalimambo.web.live.hub import Hub
@@ -34,7 +34,8 @@ DEFAULTS: dict[str, Any] = {
     "DATA_DIR": "data",       # where the SQLite file lives
     "HOST_PIN": None,         # else the board file's [host] pin, else none (the key alone)
     "HOST_KEY": None,         # the host key; None: the one kept in the store (made once)
-    "BOARD": None,            # a firmware.board.BoardConfig; None: default_board()
+    "HARDWARE": None,         # the board file read (firmware.hardware.HardwareConfig); None:
+                              # default_hardware()
     "LIGHTS_SOCKET": None,    # where the lights process connects; None: no lights
     "PORT": 8000,             # for the join URL
     "JOIN_URL": None,         # None: the Pi's LAN address (or kalimambo.local)
@@ -46,9 +47,9 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def _board(config: dict[str, Any]) -> BoardConfig:
-    board: BoardConfig | None = config["BOARD"]
-    return default_board() if board is None else board
+def _hardware(config: dict[str, Any]) -> HardwareConfig:
+    hardware: HardwareConfig | None = config["HARDWARE"]
+    return default_hardware() if hardware is None else hardware
 
 
 def _runner(name: str) -> InlineRunner:
@@ -62,17 +63,17 @@ def _runner(name: str) -> InlineRunner:
 def build_hub(config: dict[str, Any]) -> Hub:
     """The hub from the app's config: the store and the host's login, and what
     the table, the lights link and the event streams are made with."""
-    board = _board(config)
+    hardware = _hardware(config)
     store = Store(Path(config["DATA_DIR"]) / DB_NAME)
-    pin = config["HOST_PIN"] or board.host_pin
+    pin = config["HOST_PIN"] or hardware.host_pin
     pin = None if pin is None else str(pin)
     key = config["HOST_KEY"] or stored_key(store)
-    return Hub(store, board.spaces, HostAuth(store, pin, key), pin=pin,
-               lights_socket=config["LIGHTS_SOCKET"], led_count=board.led_count,
+    return Hub(store, hardware.spaces, HostAuth(store, pin, key), pin=pin,
+               lights_socket=config["LIGHTS_SOCKET"], led_count=hardware.led_count,
                heartbeat=config["HEARTBEAT"],
                join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
-               runner=_runner(config["RUNNER"]), default_pacing=board.pacing,
-               default_pause_ms=board.pause_ms)
+               runner=_runner(config["RUNNER"]), default_pacing=hardware.pacing,
+               default_pause_ms=hardware.pause_ms)
 
 
 def _json_error(status: int, code: str, message: str,
