@@ -156,8 +156,8 @@ def build_parser() -> Parser:
     return parser
 
 
-def read_board(path: str | None, leds: int | None, drop_layout: bool = False,
-               missing_ok: bool = False) -> HardwareConfig:
+def read_hardware(path: str | None, leds: int | None, drop_layout: bool = False,
+                  missing_ok: bool = False) -> HardwareConfig:
     """The board file (or the defaults) with the command line's ``--leds`` applied."""
     data: dict[str, Any] = {}
     if path is not None:
@@ -390,8 +390,8 @@ def main(argv: Sequence[str]) -> int:
         return fail(PROG, "calibrate needs --config FILE: the board file to write the map "
                           "into (made if missing)")
     try:
-        hardware = read_board(args.config, args.leds, drop_layout=args.command == "calibrate",
-                              missing_ok=args.command == "calibrate")
+        hardware = read_hardware(args.config, args.leds, drop_layout=args.command == "calibrate",
+                                 missing_ok=args.command == "calibrate")
     except HardwareFileError as error:
         return fail(PROG, str(error))
     too_small = supply_warning(hardware)
