@@ -111,24 +111,24 @@ def _describe(value: object) -> str:
         value, bool) else str(value)
 
 
-def _int(table: Mapping[str, Any], name: str, key: str, default: int, low: int,
+def _int(section: Mapping[str, Any], name: str, key: str, default: int, low: int,
          high: int) -> int:
-    value = table.get(name, default)
+    value = section.get(name, default)
     if not is_int(value) or not low <= value <= high:
         raise HardwareFileError(f"{key}: must be a whole number from {low} to {high} "
                                 f"(got {_describe(value)})")
     return value
 
 
-def _optional_pin(table: Mapping[str, Any], name: str, key: str) -> int | None:
-    if name not in table:
+def _optional_pin(section: Mapping[str, Any], name: str, key: str) -> int | None:
+    if name not in section:
         return None
-    return _int(table, name, key, 0, BCM_PINS.start, BCM_PINS.stop - 1)
+    return _int(section, name, key, 0, BCM_PINS.start, BCM_PINS.stop - 1)
 
 
-def _number(table: Mapping[str, Any], name: str, key: str, default: float, low: float,
+def _number(section: Mapping[str, Any], name: str, key: str, default: float, low: float,
             high: float, low_open: bool = False) -> float:
-    value = table.get(name, default)
+    value = section.get(name, default)
     ok = is_int(value) or isinstance(value, float)
     if ok and not math.isfinite(value):  # nan and inf pass every comparison check
         ok = False
@@ -141,16 +141,16 @@ def _number(table: Mapping[str, Any], name: str, key: str, default: float, low: 
     return float(value)
 
 
-def _bool(table: Mapping[str, Any], name: str, key: str, default: bool) -> bool:
-    value = table.get(name, default)
+def _bool(section: Mapping[str, Any], name: str, key: str, default: bool) -> bool:
+    value = section.get(name, default)
     if not isinstance(value, bool):
         raise HardwareFileError(f"{key}: must be true or false (got {_describe(value)})")
     return value
 
 
-def _choice(table: Mapping[str, Any], name: str, key: str, default: str,
+def _choice(section: Mapping[str, Any], name: str, key: str, default: str,
             choices: tuple[str, ...]) -> str:
-    value = table.get(name, default)
+    value = section.get(name, default)
     if value not in choices:
         raise HardwareFileError(f"{key}: must be one of {', '.join(choices)} "
                                 f"(got {_describe(value)})")
@@ -158,18 +158,18 @@ def _choice(table: Mapping[str, Any], name: str, key: str, default: str,
     return value
 
 
-def _table(data: Mapping[str, Any], name: str, known: tuple[str, ...]) -> Mapping[str, Any]:
-    table = data.get(name, {})
-    if not isinstance(table, dict):
+def _section(data: Mapping[str, Any], name: str, known: tuple[str, ...]) -> Mapping[str, Any]:
+    section = data.get(name, {})
+    if not isinstance(section, dict):
         raise HardwareFileError(f"{name}: must be a table ([{name}])")
-    for key in table:
+    for key in section:
         if key not in known:
             raise HardwareFileError(f"{name}.{key}: unknown key (known in [{name}]: "
                                     f"{', '.join(known)})")
-    return table
+    return section
 
 
-TABLES: dict[str, tuple[str, ...]] = {
+SECTIONS: dict[str, tuple[str, ...]] = {
     "track": ("spaces",),
     "strip": ("backend", "led_count", "gpio", "dma", "pwm_channel", "frequency_hz", "invert",
               "strip_type", "colour_order", "device", "gamma", "max_brightness"),
@@ -229,10 +229,10 @@ def parse_hardware(data: Mapping[str, Any], path: str | None = None) -> Hardware
         if key in TOP_LEVEL_TEXT:
             if not isinstance(value, str):
                 raise HardwareFileError(f"{key}: must be text")
-        elif key not in TABLES:
+        elif key not in SECTIONS:
             raise HardwareFileError(f"{key}: unknown table or key (known: "
-                                    f"{', '.join((*TABLES, *TOP_LEVEL_TEXT))})")
-    t = {name: _table(data, name, known) for name, known in TABLES.items()}
+                                    f"{', '.join((*SECTIONS, *TOP_LEVEL_TEXT))})")
+    t = {name: _section(data, name, known) for name, known in SECTIONS.items()}
     # The board's spaces are the game's track: the same default and the same most.
     spaces = _int(t["track"], "spaces", "track.spaces", DEFAULT_TRACK_LENGTH, 4,
                   MAX_TRACK_LENGTH)

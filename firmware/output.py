@@ -19,10 +19,10 @@ from kalimambo.firmware.scene import DARK, RGB
 FULL_WHITE_SUM = 255 * 3
 
 
-def gamma_table(gamma: float, max_brightness: float) -> tuple[int, ...]:
+def gamma_lut(gamma: float, max_brightness: float) -> tuple[int, ...]:
     """Channel value 0..255 -> output value, with gamma and the brightness cap.
 
-    >>> gamma_table(1.0, 1.0)[200], gamma_table(2.0, 0.5)[255], gamma_table(2.2, 1.0)[0]
+    >>> gamma_lut(1.0, 1.0)[200], gamma_lut(2.0, 0.5)[255], gamma_lut(2.2, 1.0)[0]
     (200, 127, 0)
     """
     return tuple(int(255 * max_brightness * (v / 255) ** gamma) for v in range(256))
@@ -61,7 +61,7 @@ def ma_of_sum(total: int, hardware: HardwareConfig) -> float:
 def worst_case_ma(hardware: HardwareConfig) -> float:
     """The most the strip can ask: every LED full white, after gamma and the brightness
     cap (``max_brightness``) but before the limiter, as the limiter estimates it."""
-    top = gamma_table(hardware.gamma, hardware.max_brightness)[255]
+    top = gamma_lut(hardware.gamma, hardware.max_brightness)[255]
     return ma_of_sum(3 * top * hardware.led_count, hardware)
 
 
@@ -96,7 +96,7 @@ class Output:
         self.hardware = hardware
         self.led_count = hardware.led_count
         self.layout = hardware.layout
-        self.lut = gamma_table(hardware.gamma, hardware.max_brightness)
+        self.lut = gamma_lut(hardware.gamma, hardware.max_brightness)
         self.budget = channel_budget(hardware)
         self.asked = 0
         """The channel sum of the last finished frame before the limiter: what the picture

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kalimambo.firmware.hardware import HardwareConfig, parse_hardware
-from kalimambo.firmware.output import Output, channel_budget, estimate_ma, gamma_table, limit_power
+from kalimambo.firmware.output import Output, channel_budget, estimate_ma, gamma_lut, limit_power
 from kalimambo.firmware.scene import RGB
 
 channel = st.integers(0, 255)
@@ -77,10 +77,10 @@ def test_budget_covers_idle_current() -> None:
     assert channel_budget(hardware) == (100 - 20) * 765 // 60
 
 
-def test_gamma_table_caps_brightness_and_keeps_black() -> None:
-    table = gamma_table(2.2, 0.5)
-    assert table[0] == 0 and table[255] == 127
-    assert list(table) == sorted(table)
+def test_gamma_lut_caps_brightness_and_keeps_black() -> None:
+    lut = gamma_lut(2.2, 0.5)
+    assert lut[0] == 0 and lut[255] == 127
+    assert list(lut) == sorted(lut)
 
 
 def test_heap_under_a_figure_shows_on_a_spare_led() -> None:
@@ -97,7 +97,7 @@ def test_figure_colours_stay_apart_on_the_strip() -> None:
 
     from kalimambo.firmware.scene import DUNG_COLOUR, EXPLORER_COLOURS, KALI_COLOUR, MAMBO_COLOUR
 
-    lut = gamma_table(2.2, 0.5)
+    lut = gamma_lut(2.2, 0.5)
 
     def shown(colour: RGB) -> RGB:
         return (lut[colour[0]], lut[colour[1]], lut[colour[2]])
