@@ -150,7 +150,7 @@ def test_ws281x_is_refused_where_it_cannot_work_and_no_strip_is_built(
     assert fake_ws281x.instances == []
 
 
-def test_ws281x_needs_dev_mem_and_a_real_board_revision(tmp_path: Path) -> None:
+def test_ws281x_needs_dev_mem_and_a_real_pi_revision(tmp_path: Path) -> None:
     model = "Raspberry Pi 4 Model B Rev 1.5"
     refusal = ws281x_refusal(model, tmp_path / "no-mem", "aarch64", revision=True)
     assert refusal is not None and "missing" in refusal
@@ -165,7 +165,7 @@ def test_ws281x_needs_dev_mem_and_a_real_board_revision(tmp_path: Path) -> None:
         assert refusal is not None and "root" in refusal
 
 
-def test_the_board_revision_comes_from_the_device_tree_or_cpuinfo(tmp_path: Path) -> None:
+def test_the_pi_revision_comes_from_the_device_tree_or_cpuinfo(tmp_path: Path) -> None:
     tree, cpuinfo = tmp_path / "linux,revision", tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nBogoMIPS\t: 108.00\n")
     assert not has_pi_revision([tree], cpuinfo)  # this machine's kind of cpuinfo
