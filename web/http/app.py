@@ -126,13 +126,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(archive_bp)
     from kalimambo.web.http import compress
 
-    compress.install(app)  # gzip for text over 1 KB, static files once (issue 36)
-    from kalimambo.web.http import portal
-    from kalimambo.web.http.hardening import install
+    compress.register(app)  # gzip for text over 1 KB, static files once (issue 36)
+    from kalimambo.web.http import hardening, portal
 
-    portal.install(app, app.config["HOTSPOT"], hub.store)
+    portal.register(app, app.config["HOTSPOT"], hub.store)
     _follow_the_way_out(app)
-    install(app)
+    hardening.register(app)
     return app
 
 

@@ -24,7 +24,7 @@ def storage_answer(error: StorageError) -> Response:
     return response
 
 
-def install(app: Flask) -> None:
+def register(app: Flask) -> None:
     """Put the guard in front of ``app`` and answer storage failures with 507."""
     app.wsgi_app = Guard(app.wsgi_app)  # type: ignore[method-assign]
 
