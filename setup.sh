@@ -107,7 +107,7 @@ ROOT="${ROOT%/}"
 REPO="$(cd "$(dirname "$0")" && pwd)"
 cd "$REPO"
 PYTHON="${PYTHON:-python3}"
-HELPER="$REPO/deploy/setup_helper.py"
+HELPER="$REPO/deploy/install_helper.py"
 
 # Where things go on the Pi (real paths; under $ROOT when testing).
 OPT_DIR=/opt/kalimambo

@@ -2,7 +2,7 @@
 
 Run ``.venv/bin/python -m bench.messages``.  ``bench.sse`` measures a real server, but
 only the steps of games played to the end; this plays 7-seat games on the table's
-state machine and service (real SQLite, step pacing, no Flask) and sizes the patch
+state machine and the table (real SQLite, step pacing, no Flask) and sizes the patch
 message of every change, by what made it: a step ("next"), a skip at step 0, 1 or 3 of
 every round, undos at the start, in the middle and after a round, and a replay of the
 finished game ("watch again", stepped through and skipped).  Once with the
@@ -12,7 +12,7 @@ once) or random cards.  Prints the largest message of each kind and how many are
 2 KB; asserts nothing about them.
 
 Beside each stream message it sizes what the lights process is sent for the same
-change (``TableService``'s own messages, captured where they would go on the socket):
+change (``Hub``'s own messages, captured where they would go on the socket):
 the stream's patch, or during a replay a patch of the replay's board, each with the
 change's ``happened``.  The whole view a lights process gets when it (re)connects is
 sized on its own, every change (as if it connected then).
@@ -32,12 +32,12 @@ from pathlib import Path
 from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import SAMPLE_NAMES
 from kalimambo.web.core.seats import NAME_MAX
-from kalimambo.web.live.stream import patch_message
-from kalimambo.web.live.wiring import TableService
+from kalimambo.web.live.hub import Hub
+from kalimambo.web.live.stream import patch_event
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
 from kalimambo.web.table.publisher import Change
-from kalimambo.web.table.service import Table
+from kalimambo.web.table.table import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 LIMIT = 2048
@@ -46,7 +46,7 @@ SKIP_AT = (0, 1, 3)
 
 
 class LightsWire:
-    """Where the service's lights messages go: kept, to be sized, not sent."""
+    """Where the hub's lights messages go: kept, to be sized, not sent."""
 
     def __init__(self) -> None:
         self.sent: list[int] = []
@@ -56,18 +56,18 @@ class LightsWire:
         return True
 
 
-def _table(folder: Path) -> tuple[Table, TableService, LightsWire]:
+def _table(folder: Path) -> tuple[Table, Hub, LightsWire]:
     store = Store(folder / "kalimambo.sqlite3")
-    service = TableService(store, 32, HostAuth(store, "1234", "key"), pin="1234",
-                           lights_socket=None, led_count=32, runner=InlineRunner(),
-                           default_pacing="step", default_pause_ms=500, clock=lambda: 0.0)
+    hub = Hub(store, 32, HostAuth(store, "1234", "key"), pin="1234",
+              lights_socket=None, led_count=32, runner=InlineRunner(),
+              default_pacing="step", default_pause_ms=500, clock=lambda: 0.0)
     wire = LightsWire()
-    service.lights.send = wire.send  # type: ignore[method-assign]  # sized here, not sent
-    return service.table, service, wire
+    hub.lights.send = wire.send  # type: ignore[method-assign]  # sized here, not sent
+    return hub.table, hub, wire
 
 
-WIRES: dict[int, tuple[TableService, LightsWire]] = {}
-"""The service and lights wire of each table being measured (by the table's id)."""
+WIRES: dict[int, tuple[Hub, LightsWire]] = {}
+"""The hub and lights wire of each table being measured (by the table's id)."""
 
 
 def _sized(table: Table, sizes: dict[str, list[int]], kind: str,
@@ -76,16 +76,16 @@ def _sized(table: Table, sizes: dict[str, list[int]], kind: str,
     ``sizes[kind]``, every lights message to ``sizes["lights: " + kind]``, and the
     whole view a lights process would get then to ``sizes["lights: (re)connect"]``."""
     changes: list[Change] = []
-    service, wire = WIRES[id(table)]
+    hub, wire = WIRES[id(table)]
     table.listeners.append(changes.append)
     wire.sent.clear()
     try:
         action()
     finally:
         table.listeners.remove(changes.append)
-    sizes[kind] += [len(patch_message(change)) for change in changes]
+    sizes[kind] += [len(patch_event(change)) for change in changes]
     sizes["lights: " + kind] += wire.sent
-    sizes["lights, whole view on (re)connect"] += [len(m) for m in service._welcome()]
+    sizes["lights, whole view on (re)connect"] += [len(m) for m in hub._welcome()]
 
 
 def _pick_all(table: Table, tokens: list[str], round_no: int, rng: random.Random,
@@ -101,8 +101,8 @@ def one_game(names: Sequence[str], seed: int, lowest: bool, skip_at: int | None,
     ``skip_at`` steps; with ``skip_at`` None some rounds are also undone and played
     again (at the start, mid-playback or after)."""
     with tempfile.TemporaryDirectory(prefix="kalimambo-messages-") as folder:
-        table, service, wire = _table(Path(folder))
-        WIRES[id(table)] = (service, wire)
+        table, hub, wire = _table(Path(folder))
+        WIRES[id(table)] = (hub, wire)
         tokens = [table.join(name)[1] for name in names]
         table.start(None, seed=seed)
         rng = random.Random(seed)
@@ -133,7 +133,7 @@ def one_game(names: Sequence[str], seed: int, lowest: bool, skip_at: int | None,
         if skip_at is None:
             replay_game(table, rng, sizes)
         WIRES.pop(id(table))
-        service.close()
+        hub.close()
 
 
 def replay_game(table: Table, rng: random.Random, sizes: dict[str, list[int]]) -> None:

@@ -15,7 +15,7 @@ from kalimambo.engine.record import parse_record
 from kalimambo.engine.rules import ROUNDS
 
 
-def replay_plain(data: dict[str, object]) -> dict[str, object]:
+def resolve_plain(data: dict[str, object]) -> dict[str, object]:
     record = parse_record(data)
     length = record.track_length
     rhino = record.setup.rhino
@@ -40,7 +40,7 @@ def main() -> int:
         for line in handle:
             if line.strip():
                 data = json.loads(line)
-                sys.stdout.write(json.dumps(replay_plain(data.get("record", data))) + "\n")
+                sys.stdout.write(json.dumps(resolve_plain(data.get("record", data))) + "\n")
     return 0
 
 

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kalimambo.firmware.agent import LightsAgent
-from kalimambo.firmware.board import parse_board
+from kalimambo.firmware.hardware import parse_hardware
 from kalimambo.firmware.lights import Lights
 from tests.helpers import ROOT, free_port, wait_for
 
@@ -171,10 +171,10 @@ class StripWatch:
         self.agent: LightsAgent | None = None
 
     def start(self) -> StripWatch:
-        lights = Lights(parse_board({"animation": {"fps": 60}}), "sim")
+        lights = Lights(parse_hardware({"animation": {"fps": 60}}), "sim")
         self._record(lights)
         self.lights = lights
-        self.agent = LightsAgent(lights.board, "sim", self.path, lights=lights).start()
+        self.agent = LightsAgent(lights.hardware, "sim", self.path, lights=lights).start()
         return self
 
     def _record(self, lights: Lights) -> None:

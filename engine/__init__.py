@@ -18,7 +18,7 @@ from kalimambo.engine.events import (
     event_from_dict,
 )
 from kalimambo.engine.game import RECORD_FORMAT, Game, PlayedRound, shuffled_deck
-from kalimambo.engine.record import Record, parse_record, replay
+from kalimambo.engine.record import Record, parse_record, resolve_record
 from kalimambo.engine.rules import CARD_VALUES, DEFAULT_TRACK_LENGTH, ROUNDS, Board
 from kalimambo.engine.setup import Setup, check_setup, random_setup
 
@@ -27,5 +27,5 @@ __all__ = [
     "Board", "Dung", "Event", "Game", "KalimamboError", "Move", "Penalty", "PlayError",
     "PlayedRound", "Record", "RecordError", "Reveal", "RhinoRun", "RoundEnd", "Setup",
     "SetupError", "Stay", "check_setup", "event_from_dict", "parse_record", "random_setup",
-    "replay", "shuffled_deck",
+    "resolve_record", "shuffled_deck",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from kalimambo.engine.ai_round import Risk, risks
-from kalimambo.engine.ai_view import PublicView
+from kalimambo.engine.ai_view import KnownState
 
 HINT_SAMPLES = 48
 CLEAR_GAP = 0.25
@@ -32,7 +32,7 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def explain(view: PublicView, card: int, rng: random.Random) -> tuple[str, dict[str, int]]:
+def explain(view: KnownState, card: int, rng: random.Random) -> tuple[str, dict[str, int]]:
     """The reason ``code`` and ``params`` for playing ``card`` now."""
     if len(view.my_hand) == 1:
         return "only_card", {}

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kalimambo.engine.ai_view import PublicView
+from kalimambo.engine.ai_view import KnownState
 
 Scorer = Callable[[Sequence[int], int], float]
 """How a finished play-out is scored for the deciding seat: lower is better."""
@@ -58,7 +58,7 @@ def relative_score(minus: Sequence[int], me: int) -> float:
     return minus[me] - (sum(minus) - minus[me]) / others
 
 
-def sample_world(view: PublicView, rng: random.Random, model: RootModel | None
+def sample_world(view: KnownState, rng: random.Random, model: RootModel | None
                  ) -> list[list[int]]:
     """One possible future: per round, every seat's card and Kali's last.
 
@@ -86,7 +86,7 @@ def sample_world(view: PublicView, rng: random.Random, model: RootModel | None
     return [list(row) for row in zip(*sequences, strict=True)]
 
 
-def play_out(view: PublicView, world: Sequence[Sequence[int]], own: Sequence[int],
+def play_out(view: KnownState, world: Sequence[Sequence[int]], own: Sequence[int],
              score: Scorer = relative_score) -> float:
     """Play the world to the end with the deciding seat playing ``own`` in order."""
     board = view.board.copy()
@@ -99,7 +99,7 @@ def play_out(view: PublicView, world: Sequence[Sequence[int]], own: Sequence[int
     return score(board.minus, me)
 
 
-def run(view: PublicView, rng: random.Random, iterations: int, deadline: float | None,
+def run(view: KnownState, rng: random.Random, iterations: int, deadline: float | None,
         candidates: Sequence[int] | None = None, model: RootModel | None = None,
         stats: CardStats | None = None, score: Scorer = relative_score) -> CardStats:
     """Add ``iterations`` sampled worlds to ``stats`` (new when ``None``).

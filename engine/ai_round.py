@@ -11,7 +11,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kalimambo.engine.ai_view import PublicView
+from kalimambo.engine.ai_view import KnownState
 from kalimambo.engine.events import KALI, Event, Penalty
 
 EXPOSURE = (0.0, 0.5, 0.2)
@@ -19,7 +19,7 @@ EXPOSURE = (0.0, 0.5, 0.2)
 third): the figure second from the back is rammed as soon as the last one moves."""
 
 
-def sample_replies(view: PublicView, rng: random.Random) -> list[int]:
+def sample_replies(view: KnownState, rng: random.Random) -> list[int]:
     """Every seat's card (the deciding seat's left as ``-1``) and Kali's, last."""
     cards = [-1 if seat == view.me else rng.choice(hand)
              for seat, hand in enumerate(view.hands)]
@@ -27,7 +27,7 @@ def sample_replies(view: PublicView, rng: random.Random) -> list[int]:
     return cards
 
 
-def exposure(view: PublicView, order: Sequence[int], positions: Sequence[int],
+def exposure(view: KnownState, order: Sequence[int], positions: Sequence[int],
              rhino: int) -> float:
     """How many minus points the deciding seat stands to lose to Mambo next round."""
     place = order.index(view.me)
@@ -37,7 +37,7 @@ def exposure(view: PublicView, order: Sequence[int], positions: Sequence[int],
     return EXPOSURE[place] * gap
 
 
-def quick_scores(view: PublicView, rng: random.Random, samples: int) -> list[float]:
+def quick_scores(view: KnownState, rng: random.Random, samples: int) -> list[float]:
     """Per card in hand: mean minus points this round plus the ram exposure after it."""
     hand = view.my_hand
     scores = [0.0] * len(hand)
@@ -68,7 +68,7 @@ class Risk:
     dung_spaces: dict[int, int] = field(default_factory=dict)
 
 
-def risks(view: PublicView, rng: random.Random, samples: int) -> list[Risk]:
+def risks(view: KnownState, rng: random.Random, samples: int) -> list[Risk]:
     """Per card in hand, what it risks this round, by cause (for hints)."""
     names = [*(str(seat) for seat in range(view.players)), KALI]
     mine = names[view.me]

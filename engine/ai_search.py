@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from kalimambo.engine.ai_rollout import CardStats, RootModel, run
 from kalimambo.engine.ai_round import quick_scores
-from kalimambo.engine.ai_view import PublicView
+from kalimambo.engine.ai_view import KnownState
 
 MEDIUM_WORK = 9000
 """Simulated rounds per ``medium`` decision (p99 about 26 ms here for 7 players)."""
@@ -75,7 +75,7 @@ def _best(stats: CardStats, indices: Sequence[int], rng: random.Random) -> int:
     return rng.choice([i for i, m in means.items() if m <= best + 1e-9])
 
 
-def medium_scores(view: PublicView, rng: random.Random, deadline: float | None
+def medium_scores(view: KnownState, rng: random.Random, deadline: float | None
                   ) -> SearchResult:
     """Even play-outs for every card; the best mean wins."""
     hand = view.my_hand
@@ -85,7 +85,7 @@ def medium_scores(view: PublicView, rng: random.Random, deadline: float | None
     return _result(stats, hand[index])
 
 
-def opponent_model(view: PublicView, rng: random.Random) -> RootModel:
+def opponent_model(view: KnownState, rng: random.Random) -> RootModel:
     """Per opponent, cumulative weights over its hand for its card this round."""
     model: list[Sequence[float] | None] = []
     for seat, hand in enumerate(view.hands):
@@ -107,7 +107,7 @@ def opponent_model(view: PublicView, rng: random.Random) -> RootModel:
     return model
 
 
-def hard_scores(view: PublicView, rng: random.Random, deadline: float | None
+def hard_scores(view: KnownState, rng: random.Random, deadline: float | None
                 ) -> SearchResult:
     """Modelled opponents, more play-outs, a mixed pick among the near-equal best."""
     hand = view.my_hand

@@ -2,7 +2,7 @@
 
 Every played card is revealed, so each seat's remaining hand is public; what
 stays secret is this round's choices and the *order* of Kali's deck.  A
-``PublicView`` holds Kali's remaining cards sorted, so no player built on it
+``KnownState`` holds Kali's remaining cards sorted, so no player built on it
 can peek at the order even by accident.
 """
 
@@ -17,7 +17,7 @@ from kalimambo.engine.values import is_int
 
 
 @dataclass(frozen=True, slots=True)
-class PublicView:
+class KnownState:
     """The public state seen from one seat.
 
     ``board`` is a private copy (players may play on it); ``hands[i]`` is seat
@@ -54,12 +54,12 @@ def seat_of(game: Game, player: str | int) -> int:
     raise PlayError("unknown_player", f"{player!r} is not at this table.")
 
 
-def public_view(game: Game, player: str | int) -> PublicView:
+def known_state(game: Game, player: str | int) -> KnownState:
     """The public state for ``player``; ``PlayError`` when the game is over."""
     me = seat_of(game, player)
     if game.finished:
         raise PlayError("game_over", "The game is over: no more cards to play.")
-    return PublicView(
+    return KnownState(
         board=game.board.copy(),
         hands=tuple(tuple(sorted(hand)) for hand in game.hands),
         kali_cards=tuple(sorted(game.kali_deck)),

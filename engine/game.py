@@ -23,7 +23,7 @@ RECORD_FORMAT = "kalimambo-record/1"
 class PlayedRound(NamedTuple):
     """One round's cards: ``cards[i]`` is seat ``i``'s card, ``kali`` Kali's.
 
-    A named tuple rather than a dataclass: replay builds thousands a second.
+    A named tuple rather than a dataclass: resolving a record builds thousands a second.
     """
 
     cards: tuple[int, ...]

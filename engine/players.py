@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from kalimambo.engine.ai_hint import explain
 from kalimambo.engine.ai_round import quick_scores
 from kalimambo.engine.ai_search import hard_scores, medium_scores
-from kalimambo.engine.ai_view import PublicView, public_view
+from kalimambo.engine.ai_view import KnownState, known_state
 from kalimambo.engine.errors import PlayError
 from kalimambo.engine.game import Game
 
@@ -93,7 +93,7 @@ def check_level(level: object) -> str:
     return level
 
 
-def make_rng(seed: int | str | None, level: str, view: PublicView) -> random.Random:
+def make_rng(seed: int | str | None, level: str, view: KnownState) -> random.Random:
     """A generator for one decision: the same seed, seat and round give the same one."""
     return random.Random(f"{seed}|{level}|{view.me}|{view.rounds_left}")
 
@@ -103,7 +103,7 @@ def decide(level: str, game: Game, player: str | int, seed: int | str | None,
     """Choose a card for ``player`` at ``level``; the ``Decision`` tells how."""
     began = time.perf_counter()
     level = check_level(level)
-    view = public_view(game, player)
+    view = known_state(game, player)
     budget = DEFAULT_BUDGET_MS[level] if budget_ms is None else float(budget_ms)
     if budget <= 0:
         raise ValueError(f"budget_ms must be more than 0, not {budget_ms}")
@@ -137,7 +137,7 @@ def choose_card(level: str, game: Game, player: str | int, seed: int | str | Non
 def suggest(game: Game, player: str | int, seed: int | str | None,
             budget_ms: float | None = None) -> Suggestion:
     """A hint for ``player``: the ``hard`` player's card and a reason for it."""
-    view = public_view(game, player)
+    view = known_state(game, player)
     if len(view.my_hand) == 1:
         return Suggestion(view.my_hand[0], "only_card", {})
     budget = HINT_BUDGET_MS if budget_ms is None else budget_ms

@@ -1,10 +1,12 @@
-"""Game records (``kalimambo-record/1``, RECORD.md): validation and replay.
+"""Game records (``kalimambo-record/1``, RECORD.md): validation, and a record resolved to
+its result.
 
 ``parse_record`` turns decoded JSON into a checked ``Record`` or raises
 ``RecordError`` whose message names the key and the reason, counting rounds from
 1 in the words (``rounds[3].cards.Ben: 7 was already played in round 2``).
-``replay`` gives the replay result.  Both stay lean: ``kalimambo replay --jsonl``
-runs them thousands of times a second.
+``resolve_record`` plays its rounds through the rules to the result that ``kalimambo
+replay`` prints (RECORD.md's "replay result").  Both stay lean: ``kalimambo replay
+--jsonl`` runs them thousands of times a second.
 """
 
 from __future__ import annotations
@@ -150,8 +152,9 @@ def _show(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def replay(record: Record, with_events: bool = False) -> dict[str, Any]:
-    """The replay result of RECORD.md: final state, winners and one snapshot a round.
+def resolve_record(record: Record, with_events: bool = False) -> dict[str, Any]:
+    """The result of RECORD.md (its "replay result"): final state, winners, a snapshot
+    a round.
 
     With ``with_events``, each snapshot also carries that round's events, from a
     ``Game`` (the same events the table emits); without, the bare board is faster.

@@ -5,7 +5,7 @@ board keeps ``order``, the figures from the last (directly in front of Mambo) to
 the front, because every rule asks "who is behind whom": a tie goes to the figure
 furthest behind, a move goes ahead of the front, and Mambo runs when the last one
 leaves.  Keeping that list up to date is much cheaper than measuring distances
-again for every move, which matters because the computer players replay
+again for every move, which matters because the computer players play out
 thousands of games per decision.
 """
 

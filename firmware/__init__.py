@@ -1,6 +1,7 @@
 """Kalimambo firmware: the Pi side of the table (docs/CONTRACTS.md "Lights").
 
-  board.py      the board file (TOML): checked key by key, errors name the key
+  hardware.py   the board file (TOML) read into a HardwareConfig: checked key by key,
+                errors name the key
   scene.py      what stands where, and the strip colours for it
   steps.py      one animation step per engine event (move, dung, rhino run, ...)
   show.py       the state machine: steady picture, queued steps, attract, celebration
@@ -13,6 +14,6 @@
                 by the table over a Unix socket (docs/LIGHTS-PROTOCOL.md)
   wire.py       that socket's wire format; standard library only, so the table imports it
   cli.py        ``kalimambo leds``: test, walk, calibrate, bench
-  calibrate.py  the phone page that maps LEDs to spaces; boardwrite.py saves the map
+  calibrate.py  the phone page that maps LEDs to spaces; hardwarewrite.py saves the map
   bench.py      frame time and CPU share (also ``python -m bench.leds``)
 """

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from kalimambo.firmware.backends import is_armv6, read_model
-from kalimambo.firmware.board import BoardConfig
 from kalimambo.firmware.controls import Controls
+from kalimambo.firmware.hardware import HardwareConfig
 from kalimambo.firmware.lights import Lights
 from kalimambo.firmware.wire import PROTOCOL, Channel, Message, apply_patch, leds_to_hex
 
@@ -36,23 +36,23 @@ FRAME_EVERY_S = 0.1
 LONGEST_WATCH_S = 60.0
 
 
-def _pins(board: BoardConfig) -> list[str]:
-    named = [("button", board.button_next), ("button", board.button_undo),
-             ("buzzer", board.buzzer_pin)]
+def _pins(hardware: HardwareConfig) -> list[str]:
+    named = [("button", hardware.button_next), ("button", hardware.button_undo),
+             ("buzzer", hardware.buzzer_pin)]
     return [f"{what} on GPIO {pin}" for what, pin in named if pin is not None]
 
 
 class LightsAgent:
     """One lights process: the strip and controls, and its link to the table."""
 
-    def __init__(self, board: BoardConfig, strip: str, socket_path: str, *,
+    def __init__(self, hardware: HardwareConfig, strip: str, socket_path: str, *,
                  pin_factory: Any = None, lights: Lights | None = None,
                  model_path: str | Path | None = None, sys_root: str | Path = "/") -> None:
-        self.board = board
+        self.hardware = hardware
         self.path = socket_path
         self.notes: list[str] = []
         """What this process could not find (no GPIO, no strip): logged and told the table."""
-        self.lights = lights or Lights(board, strip, model_path=model_path, sys_root=sys_root)
+        self.lights = lights or Lights(hardware, strip, model_path=model_path, sys_root=sys_root)
         self._strip_notes(model_path)
         self.controls = self._open_controls(pin_factory)
         if self.controls is not None and self.controls.buzzer is not None:
@@ -82,7 +82,7 @@ class LightsAgent:
                               "the strip is only simulated")
 
     def _open_controls(self, pin_factory: Any) -> Controls | None:
-        pins = _pins(self.board)
+        pins = _pins(self.hardware)
         if not pins:
             return None
         quiet = logging.getLogger(Controls.__module__)
@@ -91,7 +91,7 @@ class LightsAgent:
         try:
             with warnings.catch_warnings(record=True) as fallbacks:
                 warnings.simplefilter("always")
-                controls = Controls(self.board, lambda: self.command("next"),
+                controls = Controls(self.hardware, lambda: self.command("next"),
                                     lambda: self.command("undo"),
                                     lambda: self.command("new_game"), pin_factory=pin_factory)
         finally:
@@ -140,7 +140,7 @@ class LightsAgent:
 
     def _hello(self) -> Message:
         return {"type": "hello", "protocol": PROTOCOL, "role": "lights", "pid": os.getpid(),
-                "backend": self.lights.backend_name, "led_count": self.board.led_count,
+                "backend": self.lights.backend_name, "led_count": self.hardware.led_count,
                 "notes": self.notes}
 
     def _connect_loop(self) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from kalimambo.firmware.board import BoardConfig
+from kalimambo.firmware.hardware import HardwareConfig
 from kalimambo.firmware.scene import RGB
 
 log = logging.getLogger(__name__)
@@ -114,8 +114,8 @@ class SimBackend:
 
     name = "sim"
 
-    def __init__(self, board: BoardConfig) -> None:
-        self.frame: list[RGB] = [(0, 0, 0)] * board.led_count
+    def __init__(self, hardware: HardwareConfig) -> None:
+        self.frame: list[RGB] = [(0, 0, 0)] * hardware.led_count
         self.shown = 0
 
     def start(self) -> None:
@@ -147,10 +147,10 @@ class PioBackend:
 
     name = "pio"
 
-    def __init__(self, board: BoardConfig) -> None:
-        self.device = board.device
-        self.led_count = board.led_count
-        self.slots = pio_slots(board.colour_order)
+    def __init__(self, hardware: HardwareConfig) -> None:
+        self.device = hardware.device
+        self.led_count = hardware.led_count
+        self.slots = pio_slots(hardware.colour_order)
         self.fd: int | None = None
 
     def start(self) -> None:
@@ -196,15 +196,15 @@ class PioBackend:
             os.close(fd)
 
 
-def ws281x_strip_type(module: Any, board: BoardConfig) -> int:
+def ws281x_strip_type(module: Any, hardware: HardwareConfig) -> int:
     """rpi-ws281x's strip-type constant for the board's chip and colour order.
 
     rpi-ws281x reorders the channels itself from this constant.
     """
     ws = module.ws
-    if board.strip_type == "sk6812w":
-        return int(getattr(ws, f"SK6812_STRIP_{board.colour_order}W"))
-    return int(getattr(ws, f"WS2811_STRIP_{board.colour_order}"))
+    if hardware.strip_type == "sk6812w":
+        return int(getattr(ws, f"SK6812_STRIP_{hardware.colour_order}W"))
+    return int(getattr(ws, f"WS2811_STRIP_{hardware.colour_order}"))
 
 
 class Ws281xBackend:
@@ -212,9 +212,9 @@ class Ws281xBackend:
 
     name = "ws281x"
 
-    def __init__(self, board: BoardConfig, model_path: str | Path | None = None,
+    def __init__(self, hardware: HardwareConfig, model_path: str | Path | None = None,
                  dev_mem: str | Path = DEV_MEM, revision: bool | None = None) -> None:
-        self.board = board
+        self.hardware = hardware
         self.model_path = model_path
         self.dev_mem = dev_mem
         self.revision = revision
@@ -223,7 +223,7 @@ class Ws281xBackend:
         self.module: Any = None
 
     def start(self) -> None:
-        board = self.board
+        hardware = self.hardware
         refusal = ws281x_refusal(read_model(self.model_path), self.dev_mem,
                                  revision=self.revision)
         if refusal is not None:
@@ -233,9 +233,9 @@ class Ws281xBackend:
         except ImportError:
             raise BackendError("rpi-ws281x is not installed: run ./setup.sh on the Pi "
                                "(it installs the 'pi' extra)") from None
-        strip = module.PixelStrip(board.led_count, board.gpio, board.frequency_hz, board.dma,
-                                  board.invert, 255, board.pwm_channel,
-                                  ws281x_strip_type(module, board))
+        strip = module.PixelStrip(hardware.led_count, hardware.gpio, hardware.frequency_hz,
+                                  hardware.dma, hardware.invert, 255, hardware.pwm_channel,
+                                  ws281x_strip_type(module, hardware))
         try:
             strip.begin()
         except Exception as error:
@@ -244,15 +244,15 @@ class Ws281xBackend:
             if cleanup is not None:
                 atexit.unregister(cleanup)
             hint = (" (GPIO 18 and 12 need root; GPIO 10 needs SPI enabled)"
-                    if board.gpio != 10 else " (enable SPI with raspi-config)")
+                    if hardware.gpio != 10 else " (enable SPI with raspi-config)")
             raise BackendError(f"rpi-ws281x could not start the strip on GPIO "
-                               f"{board.gpio}: {error}{hint}") from None
+                               f"{hardware.gpio}: {error}{hint}") from None
         self.module, self.strip = module, strip
 
     def show(self, frame: Sequence[RGB]) -> None:
         strip, color = self.strip, self.module.Color
         try:
-            for i, (r, g, b) in enumerate(frame[:self.board.led_count]):
+            for i, (r, g, b) in enumerate(frame[:self.hardware.led_count]):
                 strip.setPixelColor(i, color(r, g, b))
             strip.show()
         except Exception as error:
@@ -262,7 +262,7 @@ class Ws281xBackend:
         strip, self.strip = self.strip, None
         if strip is not None:
             try:
-                for i in range(self.board.led_count):
+                for i in range(self.hardware.led_count):
                     strip.setPixelColor(i, 0)
                 strip.show()
             except Exception as error:  # closing must not fail the table
@@ -282,15 +282,15 @@ def detect_backend(model_path: str | Path | None = None, machine: str | None = N
     return "sim"
 
 
-def make_backend(name: str, board: BoardConfig,
+def make_backend(name: str, hardware: HardwareConfig,
                  model_path: str | Path | None = None) -> Backend:
     """A backend by name (``auto`` picks from the device tree); not started yet."""
     if name == "auto":
         name = detect_backend(model_path)
     if name == "sim":
-        return SimBackend(board)
+        return SimBackend(hardware)
     if name == "pio":
-        return PioBackend(board)
+        return PioBackend(hardware)
     if name == "ws281x":
-        return Ws281xBackend(board, model_path)
+        return Ws281xBackend(hardware, model_path)
     raise ValueError(f"unknown strip backend {name!r} (auto, sim, ws281x or pio)")

@@ -19,19 +19,19 @@ from kalimambo.engine.pacing import DEFAULT_PAUSE_MS
 from kalimambo.engine.rules import EXPLORER_COLOURS
 from kalimambo.engine.setup import SAMPLE_NAMES
 from kalimambo.engine.timeline import round_steps, step_seconds
-from kalimambo.firmware.board import BoardConfig, parse_board
+from kalimambo.firmware.hardware import HardwareConfig, parse_hardware
 from kalimambo.firmware.lights import Lights
 
 PLAYERS = list(SAMPLE_NAMES)
 LED_COUNTS = (32, 64, 160)
 
 
-def bench_board(led_count: int, fps: int = 60) -> BoardConfig:
+def bench_hardware(led_count: int, fps: int = 60) -> HardwareConfig:
     """32 spaces spread over ``led_count`` LEDs (1, 2 or 5 per space)."""
-    return parse_board({"track": {"spaces": 32},
-                        "strip": {"led_count": led_count, "backend": "sim"},
-                        "layout": {"leds_per_space": max(1, led_count // 32)},
-                        "animation": {"fps": fps}})
+    return parse_hardware({"track": {"spaces": 32},
+                           "strip": {"led_count": led_count, "backend": "sim"},
+                           "layout": {"leds_per_space": max(1, led_count // 32)},
+                           "animation": {"fps": fps}})
 
 
 def _view(game: Game) -> dict[str, Any]:
@@ -44,14 +44,14 @@ def _view(game: Game) -> dict[str, Any]:
             "winners": game.winners()}
 
 
-def _round_lights(board: BoardConfig, now: list[float]
+def _round_lights(hardware: HardwareConfig, now: list[float]
                   ) -> tuple[Lights, list[tuple[float, dict[str, Any]]], float]:
     """Lights (sim, no thread) showing a seven-player game, the messages of one round's
     playback each with the time the table's clock sends it (auto pacing), and the
     round's length in seconds."""
     rng = random.Random(4)
     game = Game(PLAYERS, random_setup(PLAYERS, 32, rng), 32, seed=4)
-    lights = Lights(board, "sim", clock=lambda: now[0], run_thread=False)
+    lights = Lights(hardware, "sim", clock=lambda: now[0], run_thread=False)
     lights.update(_view(game), whole=True)
     events = [e.to_dict() for e in
               game.play_round({p: rng.choice(game.hand(p)) for p in PLAYERS})]
@@ -71,9 +71,9 @@ def _round_lights(board: BoardConfig, now: list[float]
 
 def frame_times(led_count: int, frames: int = 3000) -> dict[str, float]:
     """Per-frame compute time (ms) across a whole round's animation and the attract."""
-    board = bench_board(led_count)
+    hardware = bench_hardware(led_count)
     now = [0.0]
-    lights, messages, round_s = _round_lights(board, now)
+    lights, messages, round_s = _round_lights(hardware, now)
     step = round_s / frames
     times: list[float] = []
     for i in range(frames):
@@ -99,8 +99,8 @@ def frame_times(led_count: int, frames: int = 3000) -> dict[str, float]:
 def cpu_share(led_count: int = 160, fps: int = 60, seconds: float = 3.0) -> dict[str, float]:
     """Share of one core used by the lights' own thread animating at ``fps``
     (the attract animation, which never rests), measured over ``seconds``."""
-    board = bench_board(led_count, fps)
-    lights = Lights(board, "sim")
+    hardware = bench_hardware(led_count, fps)
+    lights = Lights(hardware, "sim")
     try:
         lights.update({"phase": "lobby", "seats": []})
         time.sleep(0.2)

@@ -19,8 +19,8 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, request
 
 from kalimambo.engine.values import is_int
-from kalimambo.firmware.board import BoardConfig, BoardFileError
-from kalimambo.firmware.boardwrite import write_layout
+from kalimambo.firmware.hardware import HardwareConfig, HardwareFileError
+from kalimambo.firmware.hardwarewrite import write_layout
 from kalimambo.firmware.scene import RGB
 
 MAX_PER_SPACE = 16
@@ -33,9 +33,9 @@ DONE: RGB = (0, 40, 0)
 class Calibration:
     """The answers so far, and the LED to ask about next."""
 
-    def __init__(self, board: BoardConfig, path: str | Path,
+    def __init__(self, hardware: HardwareConfig, path: str | Path,
                  show: Callable[[list[RGB]], object]) -> None:
-        self.board = board
+        self.hardware = hardware
         self.path = Path(path)
         self.show = show
         self.answers: dict[int, int | None] = {}
@@ -47,10 +47,10 @@ class Calibration:
 
     @property
     def done(self) -> bool:
-        return self.led >= self.board.led_count
+        return self.led >= self.hardware.led_count
 
     def _light(self) -> None:
-        frame: list[RGB] = [(0, 0, 0)] * self.board.led_count
+        frame: list[RGB] = [(0, 0, 0)] * self.hardware.led_count
         for led, space in self.answers.items():
             if space is not None:
                 frame[led] = DONE
@@ -60,7 +60,7 @@ class Calibration:
 
     def layout(self) -> list[list[int]]:
         """The LEDs under each space from the answers so far."""
-        spaces: list[list[int]] = [[] for _ in range(self.board.spaces)]
+        spaces: list[list[int]] = [[] for _ in range(self.hardware.spaces)]
         for led in sorted(self.answers):
             space = self.answers[led]
             if space is not None:
@@ -88,15 +88,15 @@ class Calibration:
         step = 1
         earlier = [s for s in (self.answers[led] for led in before)
                    if s is not None and s != space]
-        if earlier and (earlier[-1] - space) % self.board.spaces == 1:
+        if earlier and (earlier[-1] - space) % self.hardware.spaces == 1:
             step = -1  # the strip runs against the figures
         return space, run, step
 
     def state(self) -> dict[str, Any]:
         layout = self.layout()
         last = None if self.done else self._last_run()
-        return {"led": self.led, "led_count": self.board.led_count,
-                "spaces": self.board.spaces, "done": self.done, "layout": layout,
+        return {"led": self.led, "led_count": self.hardware.led_count,
+                "spaces": self.hardware.spaces, "done": self.done, "layout": layout,
                 "answered": len(self.answers), "missing": self.missing(),
                 "here": self.answers.get(self.led, "unknown") if not self.done else None,
                 "saved": self.saved, "path": str(self.path),
@@ -108,9 +108,9 @@ class Calibration:
         with self._lock:
             if self.done:
                 raise ValueError("Every LED has an answer: save, or go back to change one.")
-            if space is not None and (not is_int(space) or not 0 <= space < self.board.spaces):
+            if space is not None and (not is_int(space) or not 0 <= space < self.hardware.spaces):
                 raise ValueError(f"There is no space {space!r}: spaces run 0 to "
-                                 f"{self.board.spaces - 1}.")
+                                 f"{self.hardware.spaces - 1}.")
             self.answers[self.led] = space
             self.led += 1
             self.saved = False
@@ -133,9 +133,9 @@ class Calibration:
             space, run, step = last
             taken = {s for s in self.answers.values() if s is not None}
             left = per_space - run  # the last space tapped may still want LEDs
-            while self.led < self.board.led_count:
+            while self.led < self.hardware.led_count:
                 if left <= 0:
-                    space, left = (space + step) % self.board.spaces, per_space
+                    space, left = (space + step) % self.hardware.spaces, per_space
                     if space in taken:
                         break  # round the whole track: the rest are under no space yet
                 self.answers[self.led] = space
@@ -164,9 +164,9 @@ class Calibration:
 
     def goto(self, led: object) -> dict[str, Any]:
         with self._lock:
-            if not is_int(led) or not 0 <= led < self.board.led_count:
+            if not is_int(led) or not 0 <= led < self.hardware.led_count:
                 raise ValueError(f"There is no LED {led!r}: LEDs run 0 to "
-                                 f"{self.board.led_count - 1}.")
+                                 f"{self.hardware.led_count - 1}.")
             self.led = led
             self._light()
             return self.state()
@@ -182,8 +182,8 @@ class Calibration:
                                  f"{shown}.")
             try:
                 # The map only holds for this LED count, so it is written too.
-                write_layout(self.path, self.layout(), self.board.led_count)
-            except (BoardFileError, OSError) as error:
+                write_layout(self.path, self.layout(), self.hardware.led_count)
+            except (HardwareFileError, OSError) as error:
                 raise ValueError(f"Could not save: {error}") from None
             self.saved = True
             return self.state()
@@ -208,8 +208,8 @@ def create_calibrate_app(session: Calibration) -> Flask:
 
     @app.get("/")
     def page() -> str:
-        return render_template("calibrate.html", spaces=session.board.spaces,
-                               led_count=session.board.led_count)
+        return render_template("calibrate.html", spaces=session.hardware.spaces,
+                               led_count=session.hardware.led_count)
 
     @app.get("/api/state")
     def state() -> Response | tuple[Response, int]:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kalimambo.firmware.board import BoardConfig
+from kalimambo.firmware.hardware import HardwareConfig
 
 log = logging.getLogger(__name__)
 
@@ -110,29 +110,29 @@ class Controls:
     game (long hold); with an ``undo`` button too, the holds move there.
     """
 
-    def __init__(self, board: BoardConfig, on_next: Action | None, on_undo: Action | None,
+    def __init__(self, hardware: HardwareConfig, on_next: Action | None, on_undo: Action | None,
                  on_new_game: Action | None, *, pin_factory: Any = None,
                  cue_speed: float = 1.0) -> None:
         self.buttons: list[_HoldButton] = []
         self.buzzer: Any = None
-        self.tonal = board.buzzer_tonal
+        self.tonal = hardware.buzzer_tonal
         self.cue_speed = cue_speed
         self.errors: list[str] = []
         self.exceptions: list[Exception] = []
         """What went wrong opening each pin (the agent tells "no GPIO at all" apart)."""
         self._cue_lock = threading.Lock()
         self._tone: Any = None
-        hold, long = board.undo_hold_s, board.new_game_hold_s
-        if board.button_next is not None:
-            alone = board.button_undo is None
-            self._button(board.button_next, "buttons.next", hold, long, on_next,
+        hold, long = hardware.undo_hold_s, hardware.new_game_hold_s
+        if hardware.button_next is not None:
+            alone = hardware.button_undo is None
+            self._button(hardware.button_next, "buttons.next", hold, long, on_next,
                          on_undo if alone else None, on_new_game if alone else None,
                          pin_factory)
-        if board.button_undo is not None:
-            self._button(board.button_undo, "buttons.undo", hold, long, None, on_undo,
+        if hardware.button_undo is not None:
+            self._button(hardware.button_undo, "buttons.undo", hold, long, None, on_undo,
                          on_new_game, pin_factory)
-        if board.buzzer_pin is not None:
-            self._buzzer(board.buzzer_pin, pin_factory)
+        if hardware.buzzer_pin is not None:
+            self._buzzer(hardware.buzzer_pin, pin_factory)
 
     def _button(self, pin: int, key: str, hold: float, long: float, on_press: Action | None,
                 on_hold: Action | None, on_long: Action | None, pin_factory: Any) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kalimambo.firmware.backends import Backend, detect_backend, make_backend
-from kalimambo.firmware.board import BACKENDS, BoardConfig
+from kalimambo.firmware.hardware import BACKENDS, HardwareConfig
 from kalimambo.firmware.output import Output
 from kalimambo.firmware.power import PowerWatch
 from kalimambo.firmware.scene import RGB
@@ -34,14 +34,14 @@ Cue = Callable[[str], None]
 class Lights:
     """The strip as the table sees it (docs/CONTRACTS.md "Lights")."""
 
-    def __init__(self, board: BoardConfig, strip: str = "auto", *,
+    def __init__(self, hardware: HardwareConfig, strip: str = "auto", *,
                  clock: Callable[[], float] = time.monotonic, run_thread: bool = True,
                  model_path: str | Path | None = None, on_cue: Cue | None = None,
-                 backend_factory: Callable[[str, BoardConfig], Backend] | None = None,
+                 backend_factory: Callable[[str, HardwareConfig], Backend] | None = None,
                  sys_root: str | Path = "/") -> None:
         if strip not in BACKENDS:
             raise ValueError(f"unknown strip {strip!r}: use one of {', '.join(BACKENDS)}")
-        self.board = board
+        self.hardware = hardware
         self.requested = strip
         self.backend_name = detect_backend(model_path) if strip == "auto" else strip
         self.clock = clock
@@ -51,13 +51,13 @@ class Lights:
         self._backend_lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
-        self.show = Show(board.spaces)
-        self.output = Output(board)
-        self.power = PowerWatch(board, sys_root)
+        self.show = Show(hardware.spaces)
+        self.output = Output(hardware)
+        self.power = PowerWatch(hardware, sys_root)
         """The Pi's supply and the strip's current (``sys_root``: where /sys is, for tests)."""
         self._override: list[RGB] | None = None
-        self._frame: list[RGB] = [(0, 0, 0)] * board.led_count
-        self._seen: list[RGB] = [(0, 0, 0)] * board.led_count
+        self._frame: list[RGB] = [(0, 0, 0)] * hardware.led_count
+        self._seen: list[RGB] = [(0, 0, 0)] * hardware.led_count
         self._sent: list[RGB] | None = None
         self.ticks = 0
         """Frames computed so far (the bench counts them)."""
@@ -77,7 +77,7 @@ class Lights:
     def _start_backend(self) -> None:
         with self._backend_lock:
             try:
-                backend = self._factory(self.backend_name, self.board)
+                backend = self._factory(self.backend_name, self.hardware)
                 backend.start()
             except Exception as error:
                 self.backend, self._error = None, str(error) or type(error).__name__
@@ -86,7 +86,7 @@ class Lights:
                 return
             self.backend, self._error, self._sent = backend, None, None
             log.info("lights: %s strip started, %d LEDs", self.backend_name,
-                     self.board.led_count)
+                     self.hardware.led_count)
 
     def _send(self, frame: list[RGB]) -> None:
         with self._backend_lock:
@@ -176,7 +176,7 @@ class Lights:
             backend, self.backend = self.backend, None
         if backend is not None:
             try:
-                backend.show([(0, 0, 0)] * self.board.led_count)
+                backend.show([(0, 0, 0)] * self.hardware.led_count)
                 backend.close()
             except Exception as error:
                 log.warning("lights: closing the strip: %s", error)
@@ -207,7 +207,7 @@ class Lights:
         return frame
 
     def _run(self) -> None:
-        period = 1.0 / self.board.fps
+        period = 1.0 / self.hardware.fps
         due = time.monotonic()
         while not self._closed:
             self._wake.clear()
@@ -226,7 +226,7 @@ class Lights:
                 due = time.monotonic()
 
 
-def create_lights(board: BoardConfig, strip: str | None = None, **options: Any) -> Lights:
+def create_lights(hardware: HardwareConfig, strip: str | None = None, **options: Any) -> Lights:
     """The table's lights on ``strip`` (auto, sim, ws281x or pio; None: the board
     file's choice), started at once; a strip that fails shows in ``status()``."""
-    return Lights(board, strip or board.backend, **options)
+    return Lights(hardware, strip or hardware.backend, **options)

@@ -13,35 +13,35 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
-from kalimambo.firmware.board import BoardConfig
+from kalimambo.firmware.hardware import HardwareConfig
 from kalimambo.firmware.scene import DARK, RGB
 
 FULL_WHITE_SUM = 255 * 3
 
 
-def gamma_table(gamma: float, max_brightness: float) -> tuple[int, ...]:
+def gamma_lut(gamma: float, max_brightness: float) -> tuple[int, ...]:
     """Channel value 0..255 -> output value, with gamma and the brightness cap.
 
-    >>> gamma_table(1.0, 1.0)[200], gamma_table(2.0, 0.5)[255], gamma_table(2.2, 1.0)[0]
+    >>> gamma_lut(1.0, 1.0)[200], gamma_lut(2.0, 0.5)[255], gamma_lut(2.2, 1.0)[0]
     (200, 127, 0)
     """
     return tuple(int(255 * max_brightness * (v / 255) ** gamma) for v in range(256))
 
 
-def channel_budget(board: BoardConfig) -> int:
+def channel_budget(hardware: HardwareConfig) -> int:
     """The largest sum of all channel values whose estimated current fits the supply."""
-    idle = Fraction(board.idle_ma_per_led) * board.led_count
-    spare = Fraction(board.supply_ma) - idle
+    idle = Fraction(hardware.idle_ma_per_led) * hardware.led_count
+    spare = Fraction(hardware.supply_ma) - idle
     if spare <= 0:
         return 0
-    return math.floor(spare * FULL_WHITE_SUM / Fraction(board.ma_per_led))
+    return math.floor(spare * FULL_WHITE_SUM / Fraction(hardware.ma_per_led))
 
 
-def estimate_ma(frame: Sequence[RGB], board: BoardConfig) -> Fraction:
+def estimate_ma(frame: Sequence[RGB], hardware: HardwareConfig) -> Fraction:
     """The estimated current of a frame in mA, exactly (WLED's estimate)."""
     total = sum(r + g + b for r, g, b in frame)
-    return (Fraction(total) * Fraction(board.ma_per_led) / FULL_WHITE_SUM
-            + Fraction(board.idle_ma_per_led) * board.led_count)
+    return (Fraction(total) * Fraction(hardware.ma_per_led) / FULL_WHITE_SUM
+            + Fraction(hardware.idle_ma_per_led) * hardware.led_count)
 
 
 def channel_sum(frame: Sequence[RGB]) -> int:
@@ -52,27 +52,28 @@ def channel_sum(frame: Sequence[RGB]) -> int:
     return total
 
 
-def ma_of_sum(total: int, board: BoardConfig) -> float:
+def ma_of_sum(total: int, hardware: HardwareConfig) -> float:
     """The estimated current (mA) of a frame whose channels add up to ``total``."""
-    return total * board.ma_per_led / FULL_WHITE_SUM + board.idle_ma_per_led * board.led_count
+    return (total * hardware.ma_per_led / FULL_WHITE_SUM
+            + hardware.idle_ma_per_led * hardware.led_count)
 
 
-def worst_case_ma(board: BoardConfig) -> float:
+def worst_case_ma(hardware: HardwareConfig) -> float:
     """The most the strip can ask: every LED full white, after gamma and the brightness
     cap (``max_brightness``) but before the limiter, as the limiter estimates it."""
-    top = gamma_table(board.gamma, board.max_brightness)[255]
-    return ma_of_sum(3 * top * board.led_count, board)
+    top = gamma_lut(hardware.gamma, hardware.max_brightness)[255]
+    return ma_of_sum(3 * top * hardware.led_count, hardware)
 
 
-def supply_warning(board: BoardConfig) -> str | None:
+def supply_warning(hardware: HardwareConfig) -> str | None:
     """A sentence when ``power.supply_ma`` is below the strip's worst case (the limiter
     will dim bright pictures to fit), else None.  Not an error: a builder may choose it."""
-    worst = worst_case_ma(board)
-    if board.supply_ma >= worst:
+    worst = worst_case_ma(hardware)
+    if hardware.supply_ma >= worst:
         return None
-    return (f"power.supply_ma is {board.supply_ma:g} mA, below the strip's worst case of "
-            f"about {worst:.0f} mA ({board.led_count} LEDs at full white, max_brightness "
-            f"{board.max_brightness:g}): the limiter will dim bright pictures to fit. "
+    return (f"power.supply_ma is {hardware.supply_ma:g} mA, below the strip's worst case of "
+            f"about {worst:.0f} mA ({hardware.led_count} LEDs at full white, max_brightness "
+            f"{hardware.max_brightness:g}): the limiter will dim bright pictures to fit. "
             "Fine if that is all your supply gives; otherwise set supply_ma to what it "
             "really gives")
 
@@ -91,12 +92,12 @@ def limit_power(frame: list[RGB], budget: int, total: int | None = None) -> list
 class Output:
     """Turns a drawn scene into the frame sent to the strip, for one board."""
 
-    def __init__(self, board: BoardConfig) -> None:
-        self.board = board
-        self.led_count = board.led_count
-        self.layout = board.layout
-        self.lut = gamma_table(board.gamma, board.max_brightness)
-        self.budget = channel_budget(board)
+    def __init__(self, hardware: HardwareConfig) -> None:
+        self.hardware = hardware
+        self.led_count = hardware.led_count
+        self.layout = hardware.layout
+        self.lut = gamma_lut(hardware.gamma, hardware.max_brightness)
+        self.budget = channel_budget(hardware)
         self.asked = 0
         """The channel sum of the last finished frame before the limiter: what the picture
         asked (the power watch and ``leds test`` compare it with ``budget``)."""

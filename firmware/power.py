@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kalimambo.firmware.board import BoardConfig
+from kalimambo.firmware.hardware import HardwareConfig
 from kalimambo.firmware.output import channel_budget, ma_of_sum
 
 log = logging.getLogger(__name__)
@@ -169,12 +169,12 @@ def _amps(ma: float) -> str:
 class PowerWatch:
     """The lights' watch on power: ``frame()`` for every frame drawn, ``status()``."""
 
-    def __init__(self, board: BoardConfig, root: str | Path = "/",
+    def __init__(self, hardware: HardwareConfig, root: str | Path = "/",
                  reader: Callable[[str | Path], PiSupply] = read_pi_supply) -> None:
-        self.board = board
+        self.hardware = hardware
         self.root = root
         self.reader = reader
-        self.budget = channel_budget(board)
+        self.budget = channel_budget(hardware)
         self.pi = PiSupply(None)
         self._next_read = -math.inf
         self._low_until = -math.inf
@@ -234,16 +234,16 @@ class PowerWatch:
                 log.warning("power: the picture asks about %s but power.supply_ma is %g mA: "
                             "the limiter dims it to fit. A bigger strip supply (and "
                             "supply_ma to match) or a lower strip.max_brightness ends this",
-                            _amps(ma_of_sum(asked, self.board)), self.board.supply_ma)
+                            _amps(ma_of_sum(asked, self.hardware)), self.hardware.supply_ma)
         elif self._dimming and now >= self._dim_until:
             self._dimming = False
             log.info("power: the limiter no longer dims the picture (the strip has asked "
                      "at most %s of the supply's %s)", _amps(self.asked_ma()),
-                     _amps(self.board.supply_ma))
+                     _amps(self.hardware.supply_ma))
 
     def asked_ma(self) -> int:
         """The most the picture has asked since the lights started, up to 100 mA."""
-        ma = ma_of_sum(self._asked_peak, self.board)
+        ma = ma_of_sum(self._asked_peak, self.hardware)
         return int(math.ceil(ma / ASKED_STEP_MA - 1e-9) * ASKED_STEP_MA)
 
     def status(self) -> dict[str, Any]:
@@ -255,5 +255,5 @@ class PowerWatch:
         else:
             pi = "sagged" if self._sags else "ok"
         return {"pi": pi, "pi_sags": self._sags, "throttled": self._throttled,
-                "supply_ma": round(self.board.supply_ma), "asked_ma": self.asked_ma(),
+                "supply_ma": round(self.hardware.supply_ma), "asked_ma": self.asked_ma(),
                 "dimming": self._dimming}

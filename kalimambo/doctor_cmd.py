@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kalimambo.args import Parser, fail
-from kalimambo.boardfile import DEFAULT_CONFIG
+from kalimambo.hardwarefile import DEFAULT_CONFIG
 
 PROG = "kalimambo doctor"
 MARKS = {"ok": "ok", "warn": "warn", "fail": "FAIL", "skip": "skip", "unknown": "?"}
@@ -126,9 +126,9 @@ class Doctor:
         self.model: str | None = None
         self.real = False
         """A Raspberry Pi with a board revision: its GPIO and devices can be checked."""
-        from kalimambo.firmware.board import default_board
+        from kalimambo.firmware.hardware import default_hardware
 
-        self.board = default_board()
+        self.hardware = default_hardware()
 
     def say(self, mark: str, what: str, said: str, fix: str | None = None) -> None:
         found = Found(mark, what, said, fix)
@@ -212,7 +212,7 @@ class Doctor:
 
     # -- the board file ------------------------------------------------------------------
     def board_file(self) -> None:
-        from kalimambo.firmware.board import BoardFileError, load_board_file
+        from kalimambo.firmware.hardware import HardwareFileError, load_hardware_file
 
         path = self.config
         if path is None:
@@ -225,43 +225,43 @@ class Doctor:
                      "sudo ./setup.sh copies this Pi's example there" if self.real else None)
             return
         try:
-            self.board = load_board_file(path)
-        except BoardFileError as error:
+            self.hardware = load_hardware_file(path)
+        except HardwareFileError as error:
             self.say("fail", "board file", f"{error} (the checks below take the defaults)",
                      "the message names the key; every key: docs/CONTRACTS.md "
                      "(\"Board file\"), examples in hardware/boards/")
             return
-        board = self.board
-        self.say("ok", "board file", f"{path}: {board.spaces} spaces, {board.led_count} "
-                 f"LEDs, strip.backend \"{board.backend}\" on GPIO {board.gpio}")
+        hardware = self.hardware
+        self.say("ok", "board file", f"{path}: {hardware.spaces} spaces, {hardware.led_count} "
+                 f"LEDs, strip.backend \"{hardware.backend}\" on GPIO {hardware.gpio}")
 
     def power(self) -> None:
         from kalimambo.firmware.output import supply_warning, worst_case_ma
 
-        board = self.board
-        worst = worst_case_ma(board)
-        warning = supply_warning(board)
+        hardware = self.hardware
+        worst = worst_case_ma(hardware)
+        warning = supply_warning(hardware)
         if warning is not None:
             self.say("warn", "strip power", warning,
                      f"a strip supply of at least {worst * 1.2 / 1000:.1f} A (the worst case "
                      "plus 20 %: hardware/parts.md) with supply_ma to match, or a lower "
                      "strip.max_brightness")
             return
-        self.say("ok", "strip power", f"worst case about {worst:.0f} mA ({board.led_count} "
-                 f"LEDs at full white, max_brightness {board.max_brightness:g}), within "
-                 f"power.supply_ma {board.supply_ma:g} mA")
+        self.say("ok", "strip power", f"worst case about {worst:.0f} mA ({hardware.led_count} "
+                 f"LEDs at full white, max_brightness {hardware.max_brightness:g}), within "
+                 f"power.supply_ma {hardware.supply_ma:g} mA")
 
     # -- the strip driver ----------------------------------------------------------------
     def strip(self) -> None:
         from kalimambo.firmware.backends import PI5_MODEL
 
         what = "strip driver"
-        board, model = self.board, self.model
+        hardware, model = self.hardware, self.model
         if model is None or not model.startswith("Raspberry Pi"):
             self.say("unknown", what, "not a Raspberry Pi: the strip is simulated here")
             return
         pi5 = bool(PI5_MODEL.search(model))
-        backend = board.backend
+        backend = hardware.backend
         if backend == "auto":
             backend = "pio" if pi5 else "ws281x"
         if backend == "sim":
@@ -273,7 +273,7 @@ class Doctor:
             self._ws281x(pi5)
 
     def _pio(self, pi5: bool) -> None:
-        what, board = "strip driver", self.board
+        what, hardware = "strip driver", self.hardware
         if not pi5:
             self.say("fail", what, "strip.backend is \"pio\", the Pi 5's driver, on a "
                      f"{self.model}", "strip.backend = \"ws281x\" (or \"auto\")")
@@ -281,43 +281,43 @@ class Doctor:
         name, lines = _config_lines(self.root)
         overlay = next((line for line in lines if line.startswith("dtoverlay=ws2812-pio")),
                        None)
-        want = f"dtoverlay=ws2812-pio,gpio={board.gpio},num_leds={board.led_count}"
+        want = f"dtoverlay=ws2812-pio,gpio={hardware.gpio},num_leds={hardware.led_count}"
         if overlay is None:
             self.say("fail", what, f"{name} has no ws2812-pio overlay",
                      f"sudo ./setup.sh adds '{want}' there; then reboot")
             return
         params = dict(part.split("=", 1) for part in overlay.split(",")[1:] if "=" in part)
-        if params.get("gpio") != str(board.gpio) or params.get("num_leds") != str(
-                board.led_count):
+        if params.get("gpio") != str(hardware.gpio) or params.get("num_leds") != str(
+                hardware.led_count):
             self.say("fail", what, f"{name} says '{overlay}', the board file GPIO "
-                     f"{board.gpio} and {board.led_count} LEDs",
+                     f"{hardware.gpio} and {hardware.led_count} LEDs",
                      "run sudo ./setup.sh again (it rewrites its line), then reboot")
             return
-        device = self.root / board.device.lstrip("/")
+        device = self.root / hardware.device.lstrip("/")
         if not self.real:
-            self.say("unknown", what, f"{name} has the overlay; {board.device} cannot be "
+            self.say("unknown", what, f"{name} has the overlay; {hardware.device} cannot be "
                      "seen on this machine")
         elif not device.exists():
-            self.say("fail", what, f"{name} has the overlay, but there is no {board.device}",
+            self.say("fail", what, f"{name} has the overlay, but there is no {hardware.device}",
                      "reboot; if it is still missing the kernel predates the driver: sudo "
                      "apt update && sudo apt full-upgrade, then reboot")
         elif not can_write(device, self.euid, self.gids):
-            self.say("fail", what, f"{board.device}: this user may not write it",
+            self.say("fail", what, f"{hardware.device}: this user may not write it",
                      "run this with sudo, or join group gpio (setup.sh's udev rule gives it "
                      "/dev/leds*): sudo usermod -aG gpio $USER, then log in again")
         else:
-            self.say("ok", what, f"the Pi 5's ws2812-pio overlay, {board.device} ready")
+            self.say("ok", what, f"the Pi 5's ws2812-pio overlay, {hardware.device} ready")
 
     def _ws281x(self, pi5: bool) -> None:
-        from kalimambo.firmware.board import WS281X_PINS
+        from kalimambo.firmware.hardware import WS281X_PINS
 
-        what, board = "strip driver", self.board
+        what, hardware = "strip driver", self.hardware
         if pi5:
             self.say("fail", what, "strip.backend is \"ws281x\", which does not work on a "
                      "Pi 5 (ws2811_init failed with code -3)",
                      "strip.backend = \"pio\" (or \"auto\"), then sudo ./setup.sh and reboot")
             return
-        kind = WS281X_PINS.get(board.gpio, "PWM0")
+        kind = WS281X_PINS.get(hardware.gpio, "PWM0")
         name, lines = _config_lines(self.root)
         problems: list[tuple[str, str]] = []
         if kind == "SPI":
@@ -331,7 +331,7 @@ class Doctor:
                                  "clock that stays put, or the colours come out wrong)",
                                  "sudo ./setup.sh adds them; then reboot"))
         if not self.real:
-            said = f"rpi-ws281x on GPIO {board.gpio} ({kind}); the devices it needs cannot " \
+            said = f"rpi-ws281x on GPIO {hardware.gpio} ({kind}); the devices it needs cannot " \
                    "be seen on this machine"
             for problem, fix in problems:
                 self.say("fail", what, problem, fix)
@@ -353,7 +353,7 @@ class Doctor:
         else:
             mem = self.root / "dev/mem"
             if not can_write(mem, self.euid, self.gids):
-                problems.append((f"rpi-ws281x on GPIO {board.gpio} maps /dev/mem, which "
+                problems.append((f"rpi-ws281x on GPIO {hardware.gpio} maps /dev/mem, which "
                                  "needs root", "run this and 'kalimambo leds' with sudo; "
                                  "the lights service runs as root (setup.sh)"))
             if kind.startswith("PWM") and (self.root / "sys/module/snd_bcm2835").exists():
@@ -365,15 +365,15 @@ class Doctor:
         if not problems:
             extra = {"SPI": "SPI on, the core clock fixed", "PCM": "/dev/mem open to it"}.get(
                 kind, "/dev/mem open to it, analog audio off")
-            self.say("ok", what, f"rpi-ws281x on GPIO {board.gpio} ({kind}): {extra}")
+            self.say("ok", what, f"rpi-ws281x on GPIO {hardware.gpio} ({kind}): {extra}")
 
     # -- groups, buttons, buzzer ---------------------------------------------------------
     def groups(self) -> None:
-        what, board = "groups", self.board
+        what, hardware = "groups", self.hardware
         if self.model is None:
             self.say("unknown", what, "not a Raspberry Pi: no gpio group to check")
             return
-        needed = ["gpio"] + (["spi"] if board.gpio == 10 and board.backend in (
+        needed = ["gpio"] + (["spi"] if hardware.gpio == 10 and hardware.backend in (
             "ws281x", "auto") and "Pi 5" not in (self.model or "") else [])
         known = _groups(self.root)
         for group in needed:
@@ -423,9 +423,9 @@ class Doctor:
                      "run this with sudo, or join group gpio")
 
     def buttons(self) -> None:
-        board = self.board
-        named = [(name, pin) for name, pin in (("next", board.button_next),
-                                               ("undo", board.button_undo)) if pin is not None]
+        hardware = self.hardware
+        named = [(name, pin) for name, pin in (("next", hardware.button_next),
+                                               ("undo", hardware.button_undo)) if pin is not None]
         if not named:
             self.say("skip", "buttons", "none in the board file ([buttons] next, undo)")
             return
@@ -467,9 +467,9 @@ class Doctor:
                      "the Pi's pull-up); a 4-leg button: take two diagonal legs")
 
     def buzzer(self) -> None:
-        board = self.board
+        hardware = self.hardware
         what = "buzzer"
-        pin = board.buzzer_pin
+        pin = hardware.buzzer_pin
         if pin is None:
             self.say("skip", what, "none in the board file ([buzzer] pin)")
             return
@@ -477,7 +477,7 @@ class Doctor:
             return
         from kalimambo.firmware.controls import Controls
 
-        alone = dataclasses.replace(board, button_next=None, button_undo=None)
+        alone = dataclasses.replace(hardware, button_next=None, button_undo=None)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             controls = Controls(alone, None, None, None, pin_factory=self.pin_factory,
@@ -488,7 +488,7 @@ class Doctor:
                     "it did not open")
                 self._opening(error, what, pin)
                 return
-            kind = "tones" if board.buzzer_tonal else "beeps (tonal = false)"
+            kind = "tones" if hardware.buzzer_tonal else "beeps (tonal = false)"
             if self.ask is None:
                 self.say("skip", what, f"{_pin(pin)} opens, {kind}; not heard (--no-input)")
                 return

@@ -21,12 +21,12 @@ from typing import Any
 
 from kalimambo.args import Parser, fail
 from kalimambo.engine.rules import DEFAULT_TRACK_LENGTH
-from kalimambo.firmware.board import (
+from kalimambo.firmware.hardware import (
     BACKENDS,
-    BoardConfig,
-    BoardFileError,
-    load_board_data,
-    parse_board,
+    HardwareConfig,
+    HardwareFileError,
+    load_hardware_data,
+    parse_hardware,
 )
 from kalimambo.firmware.output import channel_sum, ma_of_sum, supply_warning
 from kalimambo.firmware.scene import RGB
@@ -156,14 +156,14 @@ def build_parser() -> Parser:
     return parser
 
 
-def read_board(path: str | None, leds: int | None, drop_layout: bool = False,
-               missing_ok: bool = False) -> BoardConfig:
+def read_hardware(path: str | None, leds: int | None, drop_layout: bool = False,
+                  missing_ok: bool = False) -> HardwareConfig:
     """The board file (or the defaults) with the command line's ``--leds`` applied."""
     data: dict[str, Any] = {}
     if path is not None:
         try:
-            data = load_board_data(path)
-        except BoardFileError:
+            data = load_hardware_data(path)
+        except HardwareFileError:
             if not missing_ok or _exists(path):
                 raise
     if leds is not None:
@@ -175,12 +175,12 @@ def read_board(path: str | None, leds: int | None, drop_layout: bool = False,
     if drop_layout and isinstance(data.get("layout"), dict):
         data["layout"] = {k: v for k, v in data["layout"].items() if k != "spaces"}
     try:
-        return parse_board(data, path)
-    except BoardFileError as error:
+        return parse_hardware(data, path)
+    except HardwareFileError as error:
         where = path or "the default board"
         if leds is not None and str(error).startswith("strip.led_count"):
-            raise BoardFileError(f"--leds: {str(error).split(': ', 1)[1]}") from None
-        raise BoardFileError(f"{where}: {error}") from None
+            raise HardwareFileError(f"--leds: {str(error).split(': ', 1)[1]}") from None
+        raise HardwareFileError(f"{where}: {error}") from None
 
 
 def _exists(path: str) -> bool:
@@ -194,13 +194,13 @@ def _exists(path: str) -> bool:
 class Strip:
     """The lights in builder mode: raw LED pictures, sent at once."""
 
-    def __init__(self, board: BoardConfig, strip: str, out: Any) -> None:
+    def __init__(self, hardware: HardwareConfig, strip: str, out: Any) -> None:
         from kalimambo.firmware.lights import Lights
 
         logging.getLogger("kalimambo.firmware.lights").setLevel(logging.CRITICAL)  # we say it once
         logging.getLogger("kalimambo.firmware.power").setLevel(logging.CRITICAL)  # printed here
-        self.lights = Lights(board, strip, run_thread=False)
-        self.board = board
+        self.lights = Lights(hardware, strip, run_thread=False)
+        self.hardware = hardware
         self.asked_ma = self.drawn_ma = 0.0
         """The last frame's estimated current before the limiter and as sent (mA)."""
         self.out = out
@@ -215,8 +215,8 @@ class Strip:
     def show(self, leds: Sequence[RGB]) -> list[RGB]:
         self.lights.set_override(leds)
         frame = self.lights.tick()
-        self.asked_ma = ma_of_sum(self.lights.output.asked, self.board)
-        self.drawn_ma = ma_of_sum(channel_sum(frame), self.board)
+        self.asked_ma = ma_of_sum(self.lights.output.asked, self.hardware)
+        self.drawn_ma = ma_of_sum(channel_sum(frame), self.hardware)
         if self.terminal:
             bar = "".join(f"\x1b[48;2;{r};{g};{b}m \x1b[0m" for r, g, b in frame)
             self.out.write(f"\r{bar}\n")
@@ -226,8 +226,8 @@ class Strip:
         self.lights.close()
 
 
-def _solid(board: BoardConfig, colour: RGB) -> list[RGB]:
-    return [colour] * board.led_count
+def _solid(hardware: HardwareConfig, colour: RGB) -> list[RGB]:
+    return [colour] * hardware.led_count
 
 
 def _say(out: Any, text: str) -> None:
@@ -238,43 +238,43 @@ def _say(out: Any, text: str) -> None:
 def current(strip: Strip, frame: Sequence[RGB], colour: str = "white") -> str:
     """What a pattern draws, in words: its estimated current, and whether the limiter
     dims it to fit ``power.supply_ma`` (and to what)."""
-    board = strip.board
-    if strip.asked_ma <= board.supply_ma:
-        return f"about {strip.asked_ma:.0f} mA (power.supply_ma: {board.supply_ma:g} mA)"
+    hardware = strip.hardware
+    if strip.asked_ma <= hardware.supply_ma:
+        return f"about {strip.asked_ma:.0f} mA (power.supply_ma: {hardware.supply_ma:g} mA)"
     top = max((max(led) for led in frame), default=0)
     return (f"asks about {strip.asked_ma:.0f} mA, more than power.supply_ma "
-            f"({board.supply_ma:g} mA): the limiter dims it to about {strip.drawn_ma:.0f} mA "
+            f"({hardware.supply_ma:g} mA): the limiter dims it to about {strip.drawn_ma:.0f} mA "
             f"(full {colour} goes out as {top} of 255)")
 
 
 def run_test(strip: Strip, delay: float, space_delay: float, out: Any) -> int:
-    board = strip.board
-    _say(out, f"colour_order is {board.colour_order}: if the colours below are wrong, see "
+    hardware = strip.hardware
+    _say(out, f"colour_order is {hardware.colour_order}: if the colours below are wrong, see "
               f"'{PROG} test --help'")
     for name, colour in (("RED", RED), ("GREEN", GREEN), ("BLUE", BLUE), ("WHITE", WHITE)):
-        frame = strip.show(_solid(board, colour))
-        _say(out, f"all {board.led_count} LEDs {name}: {current(strip, frame, name.lower())}")
+        frame = strip.show(_solid(hardware, colour))
+        _say(out, f"all {hardware.led_count} LEDs {name}: {current(strip, frame, name.lower())}")
         time.sleep(delay)
-    for space in range(board.spaces):
-        leds = board.leds_of(space)
-        frame = [(0, 0, 0)] * board.led_count
+    for space in range(hardware.spaces):
+        leds = hardware.leds_of(space)
+        frame = [(0, 0, 0)] * hardware.led_count
         for led in leds:
             frame[led] = WHITE
         shown = strip.show(frame)
         said = f"space {space}: LED {', '.join(str(led) for led in leds)}"
-        if space == 0 or strip.asked_ma > board.supply_ma:
+        if space == 0 or strip.asked_ma > hardware.supply_ma:
             said += f": {current(strip, shown)}"
         _say(out, said)
         time.sleep(space_delay)
-    strip.show(_solid(board, (0, 0, 0)))
+    strip.show(_solid(hardware, (0, 0, 0)))
     _say(out, "done: all dark")
     return 0
 
 
 def run_walk(strip: Strip, start: int, lines: Any, out: Any) -> int:
-    board = strip.board
-    if not 0 <= start < board.led_count:
-        return fail(PROG, f"--start {start}: LEDs run 0 to {board.led_count - 1}")
+    hardware = strip.hardware
+    if not 0 <= start < hardware.led_count:
+        return fail(PROG, f"--start {start}: LEDs run 0 to {hardware.led_count - 1}")
     commands: queue.Queue[str | None] = queue.Queue()
 
     def read_lines() -> None:
@@ -283,50 +283,50 @@ def run_walk(strip: Strip, start: int, lines: Any, out: Any) -> int:
         commands.put(None)
 
     threading.Thread(target=read_lines, name="walk-input", daemon=True).start()
-    controls = _controls(board, lambda: commands.put(""))
-    where = board.space_of_led()
+    controls = _controls(hardware, lambda: commands.put(""))
+    where = hardware.space_of_led()
     led = start
     try:
         while True:
-            frame: list[RGB] = [(0, 0, 0)] * board.led_count
+            frame: list[RGB] = [(0, 0, 0)] * hardware.led_count
             frame[led] = WHITE
             strip.show(frame)
             space = where.get(led)
             under = f"under space {space}" if space is not None else "under no space"
-            _say(out, f"LED {led} of {board.led_count} lit ({under} in the board file). "
+            _say(out, f"LED {led} of {hardware.led_count} lit ({under} in the board file). "
                       "Enter: next, b: back, N: jump, q: quit")
             command = commands.get()
             if command is None or command.lower() == "q":
                 break
             if command == "":
-                led = (led + 1) % board.led_count
+                led = (led + 1) % hardware.led_count
             elif command.lower() == "b":
-                led = (led - 1) % board.led_count
-            elif command.isdigit() and int(command) < board.led_count:
+                led = (led - 1) % hardware.led_count
+            elif command.isdigit() and int(command) < hardware.led_count:
                 led = int(command)
             else:
                 _say(out, f"'{command}' is not a command: Enter, b, a number from 0 to "
-                          f"{board.led_count - 1}, or q")
+                     f"{hardware.led_count - 1}, or q")
     finally:
         if controls is not None:
             controls.close()
-    strip.show(_solid(board, (0, 0, 0)))
+    strip.show(_solid(hardware, (0, 0, 0)))
     return 0
 
 
-def _controls(board: BoardConfig, on_next: Callable[[], None]) -> Any:
-    if board.button_next is None:
+def _controls(hardware: HardwareConfig, on_next: Callable[[], None]) -> Any:
+    if hardware.button_next is None:
         return None
     from kalimambo.firmware.controls import Controls
 
-    return Controls(board, on_next, None, None)
+    return Controls(hardware, on_next, None, None)
 
 
 def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> int:
     from kalimambo.firmware.calibrate import Calibration, create_calibrate_app
     from kalimambo.web.system.netaddr import join_url  # the table's own address lookup
 
-    session = Calibration(strip.board, path, strip.show)
+    session = Calibration(strip.hardware, path, strip.show)
     app = create_calibrate_app(session)
     url = join_url(port, None if bind in ("0.0.0.0", "") else bind)
     _say(out, f"Open {url} on your phone (same network), or scan:")
@@ -343,7 +343,7 @@ def run_calibrate(strip: Strip, path: str, port: int, bind: str, out: Any) -> in
         return fail(PROG, f"--port {port}: cannot listen there ({error.strerror})")
     except KeyboardInterrupt:
         pass
-    strip.show(_solid(strip.board, (0, 0, 0)))
+    strip.show(_solid(strip.hardware, (0, 0, 0)))
     return 0
 
 
@@ -390,14 +390,14 @@ def main(argv: Sequence[str]) -> int:
         return fail(PROG, "calibrate needs --config FILE: the board file to write the map "
                           "into (made if missing)")
     try:
-        board = read_board(args.config, args.leds, drop_layout=args.command == "calibrate",
-                           missing_ok=args.command == "calibrate")
-    except BoardFileError as error:
+        hardware = read_hardware(args.config, args.leds, drop_layout=args.command == "calibrate",
+                                 missing_ok=args.command == "calibrate")
+    except HardwareFileError as error:
         return fail(PROG, str(error))
-    too_small = supply_warning(board)
+    too_small = supply_warning(hardware)
     if too_small is not None:
         sys.stderr.write(f"{PROG}: warning: {too_small}\n")
-    strip = Strip(board, args.strip or board.backend, sys.stdout)
+    strip = Strip(hardware, args.strip or hardware.backend, sys.stdout)
     if strip.error is not None:
         sys.stderr.write(f"{PROG}: the {strip.lights.backend_name} strip did not start: "
                          f"{strip.error}\n")

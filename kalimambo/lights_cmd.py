@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 from kalimambo.args import Parser, fail
-from kalimambo.boardfile import DEFAULT_CONFIG, load_board
+from kalimambo.hardwarefile import DEFAULT_CONFIG, load_hardware
 
 PROG = "kalimambo lights"
 DEFAULT_SOCKET = "/run/kalimambo/lights.sock"
@@ -41,7 +41,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     try:
-        board = load_board(args.config)
+        hardware = load_hardware(args.config)
     except ValueError as error:
         return fail(PROG, str(error))
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
@@ -57,15 +57,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from kalimambo.firmware.agent import LightsAgent
 
-    agent = LightsAgent(board, args.strip or board.backend, args.socket)
+    agent = LightsAgent(hardware, args.strip or hardware.backend, args.socket)
     status = agent.lights.status()
     if status["ok"]:  # a strip that failed has said so already
-        log.info("the %s strip is running, %d LEDs", status["backend"], board.led_count)
+        log.info("the %s strip is running, %d LEDs", status["backend"], hardware.led_count)
     for note in agent.notes:
         log.warning("%s", note)
     from kalimambo.firmware.output import supply_warning
 
-    too_small = supply_warning(board)
+    too_small = supply_warning(hardware)
     if too_small is not None:
         log.warning("%s", too_small)
     agent.start()

@@ -1,4 +1,5 @@
-"""``kalimambo replay``: replay game records and print the replay results (RECORD.md).
+"""``kalimambo replay``: resolve game records through the rules and print their results
+(the "replay results" of RECORD.md).
 
 Imports only the engine and the JSON helper, so it starts fast.  A batch
 (``--jsonl``) is checked whole before anything is written: a bad line ends the
@@ -16,7 +17,7 @@ from typing import Any, BinaryIO
 
 from kalimambo.args import Parser, fail
 from kalimambo.engine.errors import RecordError
-from kalimambo.engine.record import parse_record, replay
+from kalimambo.engine.record import parse_record, resolve_record
 from kalimambo.jsonio import JSONError, dumps_line, dumps_pretty, loads
 
 PROG = "kalimambo replay"
@@ -40,27 +41,27 @@ def _record_of(data: Any) -> Any:
     return data
 
 
-def replay_text(text: bytes, with_events: bool = False) -> dict[str, Any]:
-    """Replay one record given as JSON text; raise ``RecordError`` or ``JSONError``."""
-    return replay(parse_record(_record_of(loads(text))), with_events)
+def resolve_text(text: bytes, with_events: bool = False) -> dict[str, Any]:
+    """Resolve one record given as JSON text; raise ``RecordError`` or ``JSONError``."""
+    return resolve_record(parse_record(_record_of(loads(text))), with_events)
 
 
-def replay_lines(lines: Sequence[bytes], first_line: int, with_events: bool) -> list[bytes]:
-    """Replay a slice of a batch; numbering starts at ``first_line``."""
+def resolve_lines(lines: Sequence[bytes], first_line: int, with_events: bool) -> list[bytes]:
+    """Resolve a slice of a batch; numbering starts at ``first_line``."""
     out: list[bytes] = []
     for number, line in enumerate(lines, first_line):
         if not line.strip():
             continue
         try:
-            result = replay(parse_record(_record_of(loads(line))), with_events)
+            result = resolve_record(parse_record(_record_of(loads(line))), with_events)
         except (RecordError, JSONError) as error:
             raise BatchError(f"line {number}: {error}") from None
         out.append(dumps_line(result))
     return out
 
 
-def _replay_in_child(lines: list[bytes], first: int, with_events: bool) -> tuple[int, int]:
-    """Fork a process that replays ``lines``; answers (pid, read end of its pipe).
+def _resolve_in_child(lines: list[bytes], first: int, with_events: bool) -> tuple[int, int]:
+    """Fork a process that resolves ``lines``; answers (pid, read end of its pipe).
 
     The child inherits the lines with the process (nothing to copy) and sends back
     ``b"0"`` plus its results, or ``b"1"`` plus the message of its first bad line.
@@ -72,7 +73,7 @@ def _replay_in_child(lines: list[bytes], first: int, with_events: bool) -> tuple
         try:
             os.close(read_end)
             try:
-                results = replay_lines(lines, first, with_events)
+                results = resolve_lines(lines, first, with_events)
                 payload = b"0" + b"".join(result + b"\n" for result in results)
             except BatchError as error:
                 payload = b"1" + str(error).encode()
@@ -86,24 +87,24 @@ def _replay_in_child(lines: list[bytes], first: int, with_events: bool) -> tuple
     return pid, read_end
 
 
-def replay_batch(lines: list[bytes], with_events: bool = False,
-                 workers: int | None = None) -> list[bytes]:
-    """Replay every line, in parallel when the batch is large; results in order.
+def resolve_batch(lines: list[bytes], with_events: bool = False,
+                  workers: int | None = None) -> list[bytes]:
+    """Resolve every line, in parallel when the batch is large; results in order.
 
-    The batch is cut into one slice per core; this process replays the first
-    slice while forked children replay the others.  The first bad line (in file
+    The batch is cut into one slice per core; this process resolves the first
+    slice while forked children resolve the others.  The first bad line (in file
     order) is the one reported.
     """
     workers = workers or os.cpu_count() or 1
     if workers < 2 or len(lines) < PARALLEL_FROM or not hasattr(os, "fork"):
-        return replay_lines(lines, 1, with_events)
+        return resolve_lines(lines, 1, with_events)
     size = -(-len(lines) // workers)
-    children = [_replay_in_child(lines[start:start + size], start + 1, with_events)
+    children = [_resolve_in_child(lines[start:start + size], start + 1, with_events)
                 for start in range(size, len(lines), size)]
     error: BatchError | None = None
     out: list[bytes] = []
     try:
-        out = replay_lines(lines[:size], 1, with_events)
+        out = resolve_lines(lines[:size], 1, with_events)
     except BatchError as mine:
         error = mine
     for pid, read_end in children:
@@ -183,10 +184,10 @@ def main(argv: Sequence[str]) -> int:
         return fail(PROG, f"cannot read {args.file}: {error.strerror}")
     try:
         if lines is not None:
-            results = replay_batch(lines, args.events, args.workers)
+            results = resolve_batch(lines, args.events, args.workers)
             sys.stdout.buffer.write(b"".join(result + b"\n" for result in results))
         else:
-            sys.stdout.buffer.write(dumps_pretty(replay_text(data, args.events)) + b"\n")
+            sys.stdout.buffer.write(dumps_pretty(resolve_text(data, args.events)) + b"\n")
     except (RecordError, JSONError, BatchError) as error:
         return fail(PROG, f"{where}: {error}")
     sys.stdout.flush()

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from kalimambo.args import Parser, fail
-from kalimambo.boardfile import DEFAULT_CONFIG, config_path, load_board
+from kalimambo.hardwarefile import DEFAULT_CONFIG, config_path, load_hardware
 from kalimambo.lights_cmd import DEFAULT_SOCKET, STRIPS
 from kalimambo.web.system.hotspot import HOTSPOT_FILE, HotspotFileError, read_hotspot
 
@@ -116,12 +116,12 @@ def check_port(host: str, port: int) -> str | None:
     return None
 
 
-def host_pin(option: str | None, board: Any) -> str | None:
+def host_pin(option: str | None, hardware: Any) -> str | None:
     """The PIN from the option or the board file; None: the host key alone."""
     if option:
         return option
-    if getattr(board, "host_pin", None):
-        return str(board.host_pin)
+    if getattr(hardware, "host_pin", None):
+        return str(hardware.host_pin)
     return None
 
 
@@ -140,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem:
             return fail(PROG, problem)
     try:
-        board = load_board(args.config)
+        hardware = load_hardware(args.config)
     except ValueError as error:
         return fail(PROG, str(error))
     try:
@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         opened = open_data_dir(data_dir)
     except StartupError as error:
         return fail(PROG, str(error))
-    pin = host_pin(args.host_pin, board)
+    pin = host_pin(args.host_pin, hardware)
 
     from kalimambo.web.system.netaddr import join_url
 
@@ -181,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         socket_path = args.lights_socket or (str(Path(private, "lights.sock")) if private
                                              else DEFAULT_SOCKET)
     config = {"DATA_DIR": str(data_dir), "HOST_PIN": pin, "HOST_KEY": opened.host_key,
-              "BOARD": board, "PORT": args.port, "JOIN_URL": url, "RUNNER": "auto",
+              "HARDWARE": hardware, "PORT": args.port, "JOIN_URL": url, "RUNNER": "auto",
               "LIGHTS_SOCKET": socket_path, "HOTSPOT": hotspot}
     child = None
     if private is not None and socket_path is not None:

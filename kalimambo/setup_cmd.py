@@ -1,7 +1,7 @@
 """``kalimambo setup``: print a legal random set-up as a record with no rounds yet.
 
 The output is a whole ``kalimambo-record/1`` (players, track length, set-up,
-``rounds: []``), so it can be checked, replayed, or handed to the host page.
+``rounds: []``), so it can be checked, resolved (``kalimambo replay``), or handed to the host page.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from kalimambo.firmware.agent import LightsAgent
-from kalimambo.firmware.board import parse_board
+from kalimambo.firmware.hardware import parse_hardware
 from kalimambo.firmware.lights import Lights
 from kalimambo.firmware.scene import RGB, scale
 from kalimambo.firmware.steps import TRAVEL_SHARE
@@ -51,7 +51,7 @@ class StripRecorder:
     (time, one colour per space)."""
 
     def __init__(self) -> None:
-        self.lights = Lights(parse_board({"animation": {"fps": 60}}), "sim")
+        self.lights = Lights(parse_hardware({"animation": {"fps": 60}}), "sim")
         self.sent: list[tuple[float, int, int, list[dict[str, Any]]]] = []
         self.pictures: list[tuple[float, list[RGB]]] = []
         self._lock = threading.Lock()
@@ -126,7 +126,7 @@ def dim_runs(samples: list[tuple[float, bool]]) -> list[tuple[float, float]]:
 def strip(tmp_path: Path) -> Iterator[tuple[StripRecorder, str]]:
     recorder = StripRecorder()
     sock = str(tmp_path / "lights.sock")
-    agent = LightsAgent(recorder.lights.board, "sim", sock, lights=recorder.lights).start()
+    agent = LightsAgent(recorder.lights.hardware, "sim", sock, lights=recorder.lights).start()
     try:
         yield recorder, sock
     finally:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kalimambo.engine import parse_record, replay
-from kalimambo.replay_cmd import PARALLEL_FROM, replay_batch
+from kalimambo.engine import parse_record, resolve_record
+from kalimambo.replay_cmd import PARALLEL_FROM, resolve_batch
 from tests.helpers import ROOT, kalimambo, load_vector, random_record, vector_files
 
 
@@ -68,8 +68,9 @@ def test_parallel_batch_gives_the_same_results_in_order() -> None:
     records = [random_record(rng, rng.randint(3, 7), rng.randint(12, 40))
                for _ in range(PARALLEL_FROM + 50)]
     lines = [json.dumps(r).encode() for r in records]
-    parallel = replay_batch(lines, workers=2)
-    assert [json.loads(line) for line in parallel] == [replay(parse_record(r)) for r in records]
+    parallel = resolve_batch(lines, workers=2)
+    assert [json.loads(line) for line in parallel] == [resolve_record(parse_record(r))
+                                                       for r in records]
 
 
 def test_parallel_batch_reports_the_first_bad_line() -> None:
@@ -78,7 +79,7 @@ def test_parallel_batch_reports_the_first_bad_line() -> None:
     lines[300] = b"{not json"
     lines[350] = b"[]"
     with pytest.raises(Exception, match=r"^line 301: "):
-        replay_batch(lines, workers=2)
+        resolve_batch(lines, workers=2)
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from kalimambo.firmware import lights as firmware_lights
-from kalimambo.firmware.board import load_board_file
+from kalimambo.firmware.hardware import load_hardware_file
 from kalimambo.leds_cmd import main
 from tests.helpers import free_port
 
@@ -209,5 +209,5 @@ def test_calibrate_serves_the_phone_page_and_saves(tmp_path: Path, stop: int) ->
             pytest.fail(f"calibrate was still running 60 s after {signal.Signals(stop).name}")
     assert process.returncode == 0
     assert f"Open http://127.0.0.1:{port}/ on your phone" in output
-    assert load_board_file(path).layout == ((3,), (2,), (1,), (0,))
+    assert load_hardware_file(path).layout == ((3,), (2,), (1,), (0,))
     assert path.read_text().startswith("# mine\n")

@@ -2,7 +2,7 @@
 machine for an undo (after a round and mid-playback), a skip, a new game's set-up and a
 restart mid-round; gone at the next reveal or the host's "Done"; said in the view.
 
-The boards are checked against a fresh engine game fed the same record (``replay``),
+The boards are checked against a fresh engine game fed the same record (``resolved``),
 never against numbers copied from the code.
 """
 
@@ -16,8 +16,8 @@ from kalimambo.engine.timeline import BoardState
 from kalimambo.web.core.happenings import PiecesPlaced, Settings
 from kalimambo.web.core.placing import Placing, jump
 from kalimambo.web.core.refusals import ApiError
-from kalimambo.web.core.state import TableState, board_of
-from tests.core.test_state import NAMES, SETUP, pick_round, replay, skip, started, view
+from kalimambo.web.core.state import StateMachine, board_of
+from tests.core.test_state import NAMES, SETUP, pick_round, resolved, skip, started, view
 
 
 def targets(placing: dict[str, Any] | None) -> dict[str, tuple[int | None, int]]:
@@ -43,7 +43,7 @@ def test_a_new_game_names_every_piece_to_set_up_until_the_first_reveal() -> None
     state = started()
     placing = view(state)["placing"]
     assert placing["reason"] == "setup"
-    game = replay(state, 0)
+    game = resolved(state, 0)
     assert targets(placing) == {**{name: (None, space) for name, space
                                    in game.positions().items()},
                                 "Mambo": (None, SETUP["rhino"]),
@@ -62,11 +62,11 @@ def test_an_undo_after_a_round_names_each_piece_back_from_where_it_stands() -> N
         pick_round(state)
         skip(state)
     state.placed()  # the skip's pieces were moved
-    after = board_of(replay(state, 2))
+    after = board_of(resolved(state, 2))
     state.apply(state.plan_undo(), 5.0)
     placing = view(state)["placing"]
     assert placing["reason"] == "undo" and placing["round"] == 2
-    assert targets(placing) == expected(after, board_of(replay(state, 1)))
+    assert targets(placing) == expected(after, board_of(resolved(state, 1)))
     assert targets(placing)  # round 2 moved something
 
 
@@ -81,7 +81,7 @@ def test_an_undo_mid_playback_starts_from_the_step_on_display() -> None:
     on_display = playback.board()
     state.apply(state.plan_undo(), 2.0)
     placing = view(state)["placing"]
-    want = expected(on_display, board_of(replay(state, 0)))
+    want = expected(on_display, board_of(resolved(state, 0)))
     if want:
         assert placing["reason"] == "undo" and targets(placing) == want
     else:
@@ -118,7 +118,7 @@ def test_a_skip_names_the_pieces_from_the_step_on_display_to_the_rounds_end() ->
     skip(state)
     placing = view(state)["placing"]
     assert placing["reason"] == "skip" and placing["round"] == 1
-    assert targets(placing) == expected(on_display, board_of(replay(state, 1)))
+    assert targets(placing) == expected(on_display, board_of(resolved(state, 1)))
 
 
 def test_the_hosts_done_ends_it_and_a_second_done_is_refused() -> None:
@@ -139,11 +139,11 @@ def test_a_restart_mid_playback_names_the_pieces_the_round_moves_back() -> None:
     assert state.game is not None
     record = state.game.record()
     rounds = [(r["cards"], r["kali"]) for r in record["rounds"]]
-    fresh = replay(state, 0)
-    restored = TableState.restore(32, Settings(False, "step", 500), state.seats, fresh,
-                                  rounds, {}, replay_last=True, now=0.0)
+    fresh = resolved(state, 0)
+    restored = StateMachine.restore(32, Settings(False, "step", 500), state.seats, fresh,
+                                    rounds, {}, play_last_again=True, now=0.0)
     placing = view(restored)["placing"]
-    before, after = board_of(replay(state, 0)), board_of(replay(state, 1))
+    before, after = board_of(resolved(state, 0)), board_of(resolved(state, 1))
     assert placing["reason"] == "restart" and placing["round"] == 1
     assert targets(placing) == {key: (None, to) for key, (_, to)
                                 in expected(after, before).items()}
@@ -153,9 +153,9 @@ def test_a_restart_keeps_the_pieces_that_were_waiting() -> None:
     state = started()
     kept = Placing.from_public(view(state)["placing"])
     assert kept == state.placing  # the store's copy reads back the same
-    record = replay(state, 0)
-    restored = TableState.restore(32, Settings(False, "step", 500), state.seats, record,
-                                  [], {}, replay_last=False, now=0.0, placing=kept)
+    record = resolved(state, 0)
+    restored = StateMachine.restore(32, Settings(False, "step", 500), state.seats, record,
+                                    [], {}, play_last_again=False, now=0.0, placing=kept)
     assert view(restored)["placing"] == view(state)["placing"]
 
 

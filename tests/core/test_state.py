@@ -38,7 +38,7 @@ from kalimambo.web.core.happenings import (
 )
 from kalimambo.web.core.plans import PickCard, ResolveRound
 from kalimambo.web.core.refusals import ApiError
-from kalimambo.web.core.state import TableState
+from kalimambo.web.core.state import StateMachine
 from kalimambo.web.core.view import Surroundings, public_view
 
 NAMES = ["Ana", "Ben", "Caro"]
@@ -51,18 +51,18 @@ def ids() -> Callable[[set[str]], str]:
     return lambda taken: next(f"s{n}" for n in counter if f"s{n}" not in taken)
 
 
-def table(pacing: str = "step") -> TableState:
-    return TableState(32, Settings(False, pacing, 500))
+def table(pacing: str = "step") -> StateMachine:
+    return StateMachine(32, Settings(False, pacing, 500))
 
 
-def join(state: TableState, name: str) -> None:
+def join(state: StateMachine, name: str) -> None:
     plan = state.plan_join(name, hosted=False, token_hash=f"hash-{name}",
                            new_id=lambda taken: f"id-{name}")
     assert state.apply(plan, 0.0) == [SeatsChanged((*[s.name for s in state.seats[:-1]],
                                                     name))]
 
 
-def started(pacing: str = "step") -> TableState:
+def started(pacing: str = "step") -> StateMachine:
     state = table(pacing)
     for name in NAMES:
         join(state, name)
@@ -71,12 +71,12 @@ def started(pacing: str = "step") -> TableState:
     return state
 
 
-def view(state: TableState) -> dict[str, Any]:
+def view(state: StateMachine) -> dict[str, Any]:
     return public_view(state, Surroundings(1, 1, "", {}, {"ok": True, "error": None}, 0.0,
                                            lambda name: False))
 
 
-def replay(state: TableState, rounds: int | None = None) -> Game:
+def resolved(state: StateMachine, rounds: int | None = None) -> Game:
     """A fresh engine game fed the state's record (its first ``rounds`` rounds)."""
     assert state.game is not None
     record = state.game.record()
@@ -93,7 +93,7 @@ def shows(view: dict[str, Any], game: Game) -> bool:
             and {s["name"]: s["minus_points"] for s in view["seats"]} == game.minus_points())
 
 
-def pick_round(state: TableState, now: float = 0.0, offset: int = 0) -> list[Any]:
+def pick_round(state: StateMachine, now: float = 0.0, offset: int = 0) -> list[Any]:
     """Everyone picks a card still in hand; what the last pick did."""
     assert state.game is not None
     round_no = state.game.current_round
@@ -106,8 +106,8 @@ def pick_round(state: TableState, now: float = 0.0, offset: int = 0) -> list[Any
     return happened
 
 
-def skip(state: TableState) -> list[Any]:
-    """"Skip" as the service does it: one jump per step left, until the playback ends;
+def skip(state: StateMachine) -> list[Any]:
+    """"Skip" as the table does it: one jump per step left, until the playback ends;
     what the last jump did."""
     happened = state.skip_step()
     while state.playing:
@@ -130,7 +130,7 @@ def test_a_whole_game_lobby_picking_playing_finished() -> None:
         assert state.phase == "playing" and state.picks == {}
         playback = state.playback
         assert playback is not None and playback.step == 0
-        assert shows(view(state), replay(state, round_no - 1))  # k = 0: the board before
+        assert shows(view(state), resolved(state, round_no - 1))  # k = 0: the board before
         assert view(state)["history"] == [p.to_dict() for p in state.history[:-1]]
         shown: list[Any] = []
         while state.phase == "playing":
@@ -150,11 +150,11 @@ def test_a_whole_game_lobby_picking_playing_finished() -> None:
         if round_no < ROUNDS:
             assert ending[1:] == [RoundOpened(round_no + 1)]
         else:
-            assert ending[1:] == [GameFinished(tuple(replay(state).winners()))]
-        assert shows(view(state), replay(state))  # k = m: the record's replay
+            assert ending[1:] == [GameFinished(tuple(resolved(state).winners()))]
+        assert shows(view(state), resolved(state))  # k = m: the record's result
     assert state.phase == "finished"
     final = view(state)
-    assert final["winners"] == replay(state).winners() and len(final["history"]) == ROUNDS
+    assert final["winners"] == resolved(state).winners() and len(final["history"]) == ROUNDS
     with pytest.raises(ApiError, match="game is over"):
         state.plan_pick(NAMES[0], ROUNDS + 1, 0)
 
@@ -247,7 +247,7 @@ def test_computer_players_waiting_to_pick() -> None:
     assert bot not in state.waiting_bots()
 
 
-def refusals(state: TableState) -> list[tuple[str, Callable[[], object]]]:
+def refusals(state: StateMachine) -> list[tuple[str, Callable[[], object]]]:
     """Commands that must be refused in ``state`` (by phase), with their error codes."""
     game = state.game
     out: list[tuple[str, Callable[[], object]]] = [
@@ -299,7 +299,7 @@ def refusals(state: TableState) -> list[tuple[str, Callable[[], object]]]:
     return out
 
 
-def check_refusals(state: TableState) -> None:
+def check_refusals(state: StateMachine) -> None:
     for code, command in refusals(state):
         before = state.snapshot()
         with pytest.raises(ApiError) as refused:
@@ -347,13 +347,13 @@ def test_restore_plays_the_last_round_again_from_its_first_step() -> None:
     rounds = [(dict(zip(NAMES, r.cards, strict=True)), r.kali) for r in state.game.rounds]
     deck = [*state.game.kali_deck, *(r.kali for r in reversed(state.game.rounds))]
     fresh = Game(NAMES, state.game.setup, 32, kali_deck=deck)
-    again = TableState.restore(32, state.settings, state.seats, fresh, rounds, {}, True, 0.0)
+    again = StateMachine.restore(32, state.settings, state.seats, fresh, rounds, {}, True, 0.0)
     assert again.phase == "playing" and again.playback is not None
     assert again.playback.step == 0 and again.playback.round == 2
     assert again.history == state.history
-    picking = TableState.restore(32, state.settings, state.seats,
-                                 Game(NAMES, state.game.setup, 32, kali_deck=deck),
-                                 rounds, {"Ana": 4}, False, 0.0)
+    picking = StateMachine.restore(32, state.settings, state.seats,
+                                   Game(NAMES, state.game.setup, 32, kali_deck=deck),
+                                   rounds, {"Ana": 4}, False, 0.0)
     assert picking.phase == "picking" and picking.picks == {"Ana": 4}
 
 
@@ -362,7 +362,7 @@ COMMANDS = ("join", "bots", "remove", "start", "pick_any", "next", "skip", "tick
 """Mostly picks by seats still to pick, so random runs get through rounds."""
 
 
-def run(state: TableState, command: str, n: int, now: float) -> None:
+def run(state: StateMachine, command: str, n: int, now: float) -> None:
     """One command with arguments drawn from ``n`` (ApiError when refused)."""
     names = [s.name for s in state.seats]
     game = state.game
@@ -398,7 +398,7 @@ def run(state: TableState, command: str, n: int, now: float) -> None:
                                          "pause_ms": 100 + n}), now)
 
 
-def check_invariants(state: TableState) -> None:
+def check_invariants(state: StateMachine) -> None:
     game = state.game
     playback = state.playback
     current = view(state)
@@ -416,15 +416,15 @@ def check_invariants(state: TableState) -> None:
         board = playback.board()  # the view shows the board as of the cursor
         assert (current["positions"], current["rhino"]) == (board.positions, board.rhino)
         if playback.step == 0:
-            assert shows(current, replay(state, game.rounds_played - 1))
-        # the cursor's end is exactly the record's replay
+            assert shows(current, resolved(state, game.rounds_played - 1))
+        # the cursor's end is exactly the record's result
         end = board_at(playback.before, playback.steps, playback.total)
-        full = replay(state)
+        full = resolved(state)
         assert (end.positions, end.rhino, end.minus_points) == (
             full.positions(), full.board.rhino, full.minus_points())
     else:
         assert playback is None or playback.step == playback.total
-        assert shows(current, replay(state))
+        assert shows(current, resolved(state))
         assert state.phase == ("finished" if game.finished else "picking")
 
 

@@ -20,12 +20,12 @@ from types import ModuleType
 
 import pytest
 
-from kalimambo.firmware.board import MAX_LEDS, BoardFileError, load_board_file
+from kalimambo.firmware.hardware import MAX_LEDS, HardwareFileError, load_hardware_file
 from tests.conftest import LGPIO_MACHINES
 from tests.helpers import ROOT
 
 SETUP = ROOT / "setup.sh"
-HELPER = ROOT / "deploy" / "setup_helper.py"
+HELPER = ROOT / "deploy" / "install_helper.py"
 UNIT_TEMPLATE = ROOT / "deploy" / "kalimambo.service.in"
 LIGHTS_TEMPLATE = ROOT / "deploy" / "kalimambo-lights.service.in"
 PI4 = "Raspberry Pi 4 Model B Rev 1.4"
@@ -36,7 +36,7 @@ PI1 = "Raspberry Pi Model B Plus Rev 1.2"
 
 
 def load_helper() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("setup_helper", HELPER)
+    spec = importlib.util.spec_from_file_location("install_helper", HELPER)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -642,8 +642,8 @@ def test_board_info_defaults_and_errors(tmp_path: Path) -> None:
 def test_board_info_refuses_what_the_lights_refuse(tmp_path: Path, text: str) -> None:
     board = tmp_path / "board.toml"
     board.write_text(text)
-    with pytest.raises(BoardFileError) as lights:
-        load_board_file(board)
+    with pytest.raises(HardwareFileError) as lights:
+        load_hardware_file(board)
     with pytest.raises(helper.HelperError) as setup:
         helper.board_info(board)
     assert str(setup.value) == str(lights.value)

@@ -7,16 +7,16 @@ import random
 from kalimambo.engine.ai_hint import explain
 from kalimambo.engine.ai_round import exposure, quick_scores
 from kalimambo.engine.ai_search import opponent_model
-from kalimambo.engine.ai_view import PublicView
+from kalimambo.engine.ai_view import KnownState
 from kalimambo.engine.rules import Board
 
 FULL = tuple(range(12))
 
 
-def view(positions: list[int], rhino: int, dung: list[int], me: int) -> PublicView:
+def view(positions: list[int], rhino: int, dung: list[int], me: int) -> KnownState:
     """Four players and Kali on 32 spaces, everyone holding all twelve cards."""
     board = Board(32, rhino, positions, dung)
-    return PublicView(board, (FULL,) * (len(positions) - 1), FULL, me)
+    return KnownState(board, (FULL,) * (len(positions) - 1), FULL, me)
 
 
 def test_next_in_line_for_mambo_is_told_to_escape() -> None:

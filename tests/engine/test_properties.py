@@ -22,7 +22,7 @@ from kalimambo.engine import (
     event_from_dict,
     parse_record,
     random_setup,
-    replay,
+    resolve_record,
 )
 from kalimambo.engine.setup import HEAP_SPACING
 from tests.helpers import NAMES, random_record
@@ -132,7 +132,7 @@ def test_agrees_with_plain_reading_of_rules(players: int, seed: int, data: st.Da
     """The fast engine matches a distance-by-distance reading of RULES.md, short loops too."""
     length = data.draw(st.integers(players + 3, 40))
     record = random_record(random.Random(seed), players, length)
-    result = replay(parse_record(record))
+    result = resolve_record(parse_record(record))
     setup = record["setup"]
     rhino = setup["rhino"]
     positions = {name: (rhino + 1 + i) % length for i, name in enumerate(setup["order"])}

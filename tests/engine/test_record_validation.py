@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kalimambo.engine import RecordError, parse_record, replay
+from kalimambo.engine import RecordError, parse_record, resolve_record
 from tests.helpers import assert_refused, kalimambo
 
 Record = dict[str, Any]
@@ -154,13 +154,13 @@ def test_unknown_keys_are_ignored_except_inside_cards() -> None:
     record["comment"] = "Friday night"
     record["setup"]["colour"] = "green"
     record["rounds"][0]["note"] = "Ben hesitated"
-    assert replay(parse_record(record)) == replay(parse_record(good()))
+    assert resolve_record(parse_record(record)) == resolve_record(parse_record(good()))
 
 
 def test_a_record_with_no_rounds_replays_to_the_setup() -> None:
     record = good()
     record["rounds"] = []
-    result = replay(parse_record(record))
+    result = resolve_record(parse_record(record))
     assert result["rounds_played"] == 0 and not result["finished"]
     assert result["positions"] == {"Ben": 6, "Ana": 7, "Caro": 8, "Kali": 9}
     assert result["winners"] == ["Ana", "Ben", "Caro"] and result["snapshots"] == []

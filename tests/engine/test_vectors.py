@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kalimambo.engine import parse_record, replay
+from kalimambo.engine import parse_record, resolve_record
 from tests.helpers import load_vector, vector_files
 
 VECTORS = vector_files()
@@ -19,12 +19,12 @@ def test_vectors_are_there() -> None:
 @pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
 def test_vector_replays_exactly(path: Path) -> None:
     vector = load_vector(path)
-    assert replay(parse_record(vector["record"])) == vector["expected"]
+    assert resolve_record(parse_record(vector["record"])) == vector["expected"]
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
-def test_vector_through_game_matches_replay(path: Path) -> None:
-    """The table's Game object reaches the same state as the bare replay."""
+def test_vector_through_game_matches_resolve_record(path: Path) -> None:
+    """The table's Game object reaches the same state as the bare resolve_record."""
     vector = load_vector(path)
     game = parse_record(vector["record"]).to_game()
     expected = vector["expected"]

@@ -14,7 +14,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from kalimambo.engine import Game, Setup
 from kalimambo.firmware.agent import LightsAgent
-from kalimambo.firmware.board import BoardConfig, parse_board
+from kalimambo.firmware.hardware import HardwareConfig, parse_hardware
 from kalimambo.web.core.viewdiff import diff
 from tests.helpers import wait_for
 from tests.lights_peers import PROTOCOL, FakeTable, Peer
@@ -23,10 +23,10 @@ from tests.playback_views import play_round
 PLAYERS = ["Ana", "Ben", "Caro"]
 
 
-def board() -> BoardConfig:
-    return parse_board({"buttons": {"next": 17, "undo": 27, "undo_hold_s": 0.15,
-                                    "new_game_hold_s": 0.5},
-                        "buzzer": {"pin": 22}})
+def hardware() -> HardwareConfig:
+    return parse_hardware({"buttons": {"next": 17, "undo": 27, "undo_hold_s": 0.15,
+                                       "new_game_hold_s": 0.5},
+                           "buzzer": {"pin": 22}})
 
 
 def game_view() -> dict[str, Any]:
@@ -80,7 +80,7 @@ def table(path: str) -> Iterator[FakeTable]:
 
 @pytest.fixture
 def agent(path: str, pins: MockFactory, table: FakeTable) -> Iterator[LightsAgent]:
-    running = LightsAgent(board(), "sim", path, pin_factory=pins).start()
+    running = LightsAgent(hardware(), "sim", path, pin_factory=pins).start()
     yield running
     running.close()
 
@@ -179,7 +179,7 @@ def test_the_table_goes_and_comes_back(agent: LightsAgent, table: FakeTable,
 
 
 def test_waits_for_a_table_that_is_not_there_yet(path: str, pins: MockFactory) -> None:
-    agent = LightsAgent(board(), "sim", path, pin_factory=pins).start()
+    agent = LightsAgent(hardware(), "sim", path, pin_factory=pins).start()
     try:
         assert not agent.command("next")  # no table: the press is dropped, said so
         table = FakeTable(path)

@@ -21,14 +21,14 @@ from kalimambo.firmware.backends import (
     make_backend,
     ws281x_refusal,
 )
-from kalimambo.firmware.board import BoardConfig, parse_board
+from kalimambo.firmware.hardware import HardwareConfig, parse_hardware
 from tests.firmware_fakes import fake_ws281x
 
 FRAME = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (1, 2, 3)]
 
 
-def board_for(**strip: Any) -> BoardConfig:
-    return parse_board({"track": {"spaces": 4}, "strip": {"led_count": 4, **strip}})
+def hardware_for(**strip: Any) -> HardwareConfig:
+    return parse_hardware({"track": {"spaces": 4}, "strip": {"led_count": 4, **strip}})
 
 
 # -- pio ---------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def test_pio_writes_4_bytes_per_led_in_driver_order(tmp_path: Path, order: str,
                                                     expected: bytes) -> None:
     device = tmp_path / "leds0"
     device.write_bytes(b"")
-    backend = PioBackend(board_for(device=str(device), colour_order=order))
+    backend = PioBackend(hardware_for(device=str(device), colour_order=order))
     backend.start()
     assert device.read_bytes() == b"\x00"  # brightness 0: the driver passes values through
     backend.show(FRAME)
@@ -56,7 +56,7 @@ def test_pio_writes_4_bytes_per_led_in_driver_order(tmp_path: Path, order: str,
 
 
 def test_pio_without_the_overlay_says_what_to_add(tmp_path: Path) -> None:
-    backend = PioBackend(board_for(device=str(tmp_path / "missing")))
+    backend = PioBackend(hardware_for(device=str(tmp_path / "missing")))
     with pytest.raises(BackendError, match="dtoverlay=ws2812-pio,gpio=18,num_leds=4"):
         backend.start()
 
@@ -89,8 +89,8 @@ def pi4(tmp_path: Path) -> tuple[Path, Path, bool]:
 ])
 def test_ws281x_builds_begins_and_shows(order: str, strip_type: str, constant: int,
                                        pi4: tuple[Path, Path, bool]) -> None:
-    board = board_for(colour_order=order, strip_type=strip_type, gpio=21, dma=10)
-    backend = Ws281xBackend(board, *pi4)
+    hardware = hardware_for(colour_order=order, strip_type=strip_type, gpio=21, dma=10)
+    backend = Ws281xBackend(hardware, *pi4)
     backend.start()
     (strip,) = fake_ws281x.instances
     # count, pin, frequency, DMA, invert, brightness (full: we scale), channel, strip type
@@ -109,7 +109,7 @@ def test_ws281x_failed_begin_is_an_error_and_disarms_the_exit_crash(
     fake_ws281x.fail_begin = "ws2811_init failed with code -3"
     unregistered: list[object] = []
     monkeypatch.setattr(atexit, "unregister", unregistered.append)
-    backend = Ws281xBackend(board_for(), *pi4)
+    backend = Ws281xBackend(hardware_for(), *pi4)
     with pytest.raises(BackendError, match="code -3"):
         backend.start()
     (strip,) = fake_ws281x.instances
@@ -120,7 +120,7 @@ def test_ws281x_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPa
                                                     pi4: tuple[Path, Path, bool]) -> None:
     monkeypatch.setitem(sys.modules, "rpi_ws281x", None)  # import fails
     with pytest.raises(BackendError, match="rpi-ws281x is not installed"):
-        Ws281xBackend(board_for(), *pi4).start()
+        Ws281xBackend(hardware_for(), *pi4).start()
 
 
 @pytest.mark.usefixtures("fake_rpi")
@@ -146,11 +146,11 @@ def test_ws281x_is_refused_where_it_cannot_work_and_no_strip_is_built(
     assert refusal is not None and words in refusal
     if machine == "x86_64":  # this machine: the backend itself refuses the same way
         with pytest.raises(BackendError, match=words):
-            Ws281xBackend(board_for(), path, mem).start()
+            Ws281xBackend(hardware_for(), path, mem).start()
     assert fake_ws281x.instances == []
 
 
-def test_ws281x_needs_dev_mem_and_a_real_board_revision(tmp_path: Path) -> None:
+def test_ws281x_needs_dev_mem_and_a_real_pi_revision(tmp_path: Path) -> None:
     model = "Raspberry Pi 4 Model B Rev 1.5"
     refusal = ws281x_refusal(model, tmp_path / "no-mem", "aarch64", revision=True)
     assert refusal is not None and "missing" in refusal
@@ -165,7 +165,7 @@ def test_ws281x_needs_dev_mem_and_a_real_board_revision(tmp_path: Path) -> None:
         assert refusal is not None and "root" in refusal
 
 
-def test_the_board_revision_comes_from_the_device_tree_or_cpuinfo(tmp_path: Path) -> None:
+def test_the_pi_revision_comes_from_the_device_tree_or_cpuinfo(tmp_path: Path) -> None:
     tree, cpuinfo = tmp_path / "linux,revision", tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nBogoMIPS\t: 108.00\n")
     assert not has_pi_revision([tree], cpuinfo)  # this machine's kind of cpuinfo
@@ -197,13 +197,13 @@ def test_auto_picks_from_the_device_tree(tmp_path: Path, model: bytes, expected:
 
 def test_auto_without_a_device_tree_is_sim(tmp_path: Path) -> None:
     assert detect_backend(tmp_path / "nothing") == "sim"
-    backend = make_backend("auto", board_for(), tmp_path / "nothing")
+    backend = make_backend("auto", hardware_for(), tmp_path / "nothing")
     assert isinstance(backend, SimBackend)
 
 
 def test_make_backend_by_name() -> None:
-    board = board_for()
-    assert isinstance(make_backend("pio", board), PioBackend)
-    assert isinstance(make_backend("ws281x", board), Ws281xBackend)
+    hardware = hardware_for()
+    assert isinstance(make_backend("pio", hardware), PioBackend)
+    assert isinstance(make_backend("ws281x", hardware), Ws281xBackend)
     with pytest.raises(ValueError, match="unknown strip backend"):
-        make_backend("neopixel", board)
+        make_backend("neopixel", hardware)

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from kalimambo.firmware.board import BoardFileError, load_board_file, parse_board
-from kalimambo.firmware.boardwrite import with_layout, write_layout
 from kalimambo.firmware.calibrate import DONE, GLOW, Calibration, create_calibrate_app
+from kalimambo.firmware.hardware import HardwareFileError, load_hardware_file, parse_hardware
+from kalimambo.firmware.hardwarewrite import with_layout, write_layout
 from kalimambo.firmware.scene import RGB
 
 BOARD_TEXT = textwrap.dedent("""\
@@ -45,8 +45,8 @@ def board_path(tmp_path: Path) -> Path:
 
 def session_for(path: Path) -> tuple[Calibration, list[list[RGB]]]:
     shown: list[list[RGB]] = []
-    board = parse_board({"track": {"spaces": 4}, "strip": {"led_count": 6}})
-    return Calibration(board, path, shown.append), shown
+    hardware = parse_hardware({"track": {"spaces": 4}, "strip": {"led_count": 6}})
+    return Calibration(hardware, path, shown.append), shown
 
 
 def test_tapping_every_led_writes_the_map_and_keeps_the_rest(board_path: Path) -> None:
@@ -67,8 +67,8 @@ def test_tapping_every_led_writes_the_map_and_keeps_the_rest(board_path: Path) -
     response = client.post("/api/save")
     assert response.status_code == 200 and response.json["saved"]
 
-    board = load_board_file(board_path)
-    assert board.layout == ((4, 5), (3,), (1,), (0,)) and board.explicit_layout
+    hardware = load_hardware_file(board_path)
+    assert hardware.layout == ((4, 5), (3,), (1,), (0,)) and hardware.explicit_layout
     text = board_path.read_text()
     assert "colour_order = \"RGB\"  # keep me" in text and "supply_ma = 1500" in text
     assert text.startswith("# Ana's board") and text.count("spaces = [") == 1
@@ -95,8 +95,8 @@ def test_bad_taps_change_nothing(board_path: Path, body: Any) -> None:
 
 
 def fill_session(path: Path, spaces: int, leds: int) -> tuple[Calibration, Any]:
-    board = parse_board({"track": {"spaces": spaces}, "strip": {"led_count": leds}})
-    session = Calibration(board, path, lambda frame: None)
+    hardware = parse_hardware({"track": {"spaces": spaces}, "strip": {"led_count": leds}})
+    session = Calibration(hardware, path, lambda frame: None)
     return session, create_calibrate_app(session).test_client()
 
 
@@ -111,7 +111,7 @@ def test_two_leds_per_space_from_here_takes_two_taps_not_64(tmp_path: Path) -> N
     state = client.post("/api/fill", json={"per_space": 2}).json
     assert state["done"] and state["missing"] == []
     assert client.post("/api/save").json["saved"]
-    assert load_board_file(path).layout == tuple((2 * s, 2 * s + 1) for s in range(32))
+    assert load_hardware_file(path).layout == tuple((2 * s, 2 * s + 1) for s in range(32))
 
 
 def test_from_here_follows_a_strip_that_runs_backwards_from_any_space(
@@ -158,8 +158,8 @@ def test_a_fill_before_any_tap_says_what_to_do(tmp_path: Path) -> None:
 def test_a_new_board_file_is_made_with_the_led_count(tmp_path: Path) -> None:
     path = tmp_path / "new.toml"
     write_layout(path, [[0], [1], [2], [3]] + [[i] for i in range(4, 32)], led_count=40)
-    board = load_board_file(path)
-    assert board.led_count == 40 and board.leds_of(31) == (31,)
+    hardware = load_hardware_file(path)
+    assert hardware.led_count == 40 and hardware.leds_of(31) == (31,)
 
 
 def test_the_written_board_file_keeps_its_permissions(tmp_path: Path) -> None:
@@ -175,7 +175,7 @@ def test_the_written_board_file_keeps_its_permissions(tmp_path: Path) -> None:
 
 
 def test_a_map_that_would_break_the_file_is_not_written(board_path: Path) -> None:
-    with pytest.raises(BoardFileError, match=r"layout.spaces\[1\]: LED 0 is already"):
+    with pytest.raises(HardwareFileError, match=r"layout.spaces\[1\]: LED 0 is already"):
         write_layout(board_path, [[0], [0], [1], [2]])
     assert board_path.read_text() == BOARD_TEXT
 
@@ -191,10 +191,10 @@ def test_with_layout_adds_a_missing_section_and_parses() -> None:
 def test_the_led_count_is_saved_with_the_map(tmp_path: Path) -> None:
     path = tmp_path / "board.toml"
     path.write_text("[track]\nspaces = 4\n")  # no led_count: it would default to 4
-    board = parse_board({"track": {"spaces": 4}, "strip": {"led_count": 5}})
-    session = Calibration(board, path, lambda frame: None)
+    hardware = parse_hardware({"track": {"spaces": 4}, "strip": {"led_count": 5}})
+    session = Calibration(hardware, path, lambda frame: None)
     for space in (0, 1, None, 2, 3):
         session.mark(space)
     session.save()
-    saved = load_board_file(path)
+    saved = load_hardware_file(path)
     assert saved.led_count == 5 and saved.layout == ((0,), (1,), (3,), (4,))

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from kalimambo.firmware.board import load_board_file, parse_board
 from kalimambo.firmware.calibrate import Calibration, create_calibrate_app
+from kalimambo.firmware.hardware import load_hardware_file, parse_hardware
 from tests.helpers import free_port
 
 CHROMIUM = "/usr/bin/chromium"
@@ -24,8 +24,8 @@ pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr
 def served(tmp_path: Path) -> Iterator[tuple[str, Calibration, Path]]:
     path = tmp_path / "board.toml"
     path.write_text("[track]\nspaces = 8\n# keep this comment\n")
-    board = parse_board({"track": {"spaces": 8}, "strip": {"led_count": 9}})
-    session = Calibration(board, path, lambda frame: None)
+    hardware = parse_hardware({"track": {"spaces": 8}, "strip": {"led_count": 9}})
+    session = Calibration(hardware, path, lambda frame: None)
     port = free_port()
     server = make_server("127.0.0.1", port, create_calibrate_app(session), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -62,9 +62,9 @@ def test_tapping_the_ring_on_a_phone_calibrates_the_board(
         expect(page.locator("#message")).to_contain_text("Saved to")
     finally:
         context.close()
-    board = load_board_file(path)
-    assert board.led_count == 9
-    assert board.layout == ((8,), (7,), (6,), (5,), (3,), (2,), (1,), (0,))
+    hardware = load_hardware_file(path)
+    assert hardware.led_count == 9
+    assert hardware.layout == ((8,), (7,), (6,), (5,), (3,), (2,), (1,), (0,))
     assert "# keep this comment" in path.read_text()
     assert session.saved
 

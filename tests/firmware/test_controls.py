@@ -10,8 +10,8 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from kalimambo.engine import Game, Setup
-from kalimambo.firmware.board import parse_board
 from kalimambo.firmware.controls import CUES, Controls
+from kalimambo.firmware.hardware import parse_hardware
 from kalimambo.firmware.lights import create_lights
 from tests.helpers import wait_for
 from tests.playback_views import play_round
@@ -55,7 +55,7 @@ class Table:
     """The smallest table: a game, the lights, and the three actions."""
 
     def __init__(self) -> None:
-        self.lights = create_lights(parse_board({}), "sim", run_thread=False)
+        self.lights = create_lights(parse_hardware({}), "sim", run_thread=False)
         self.games = 0
         self.nexts = 0
         self.new_game()
@@ -78,8 +78,8 @@ class Table:
         self.game.undo()
 
 
-def board(**buttons: Any) -> Any:
-    return parse_board({"buttons": {"undo_hold_s": 0.15, "new_game_hold_s": 0.4, **buttons}})
+def hardware(**buttons: Any) -> Any:
+    return parse_hardware({"buttons": {"undo_hold_s": 0.15, "new_game_hold_s": 0.4, **buttons}})
 
 
 def press(pin: Any) -> None:
@@ -90,7 +90,7 @@ def press(pin: Any) -> None:
 def test_next_press_advances_hold_undoes_long_hold_restarts(mock_pins: MockFactory) -> None:
     table = Table()
     table.play()
-    controls = Controls(board(next=17, undo=27), table.next_step, table.undo,
+    controls = Controls(hardware(next=17, undo=27), table.next_step, table.undo,
                         table.new_game)
     next_pin, undo_pin = mock_pins.pin(17), mock_pins.pin(27)
     press(next_pin)
@@ -114,7 +114,7 @@ def test_next_press_advances_hold_undoes_long_hold_restarts(mock_pins: MockFacto
 def test_a_lone_next_button_also_undoes_and_restarts(mock_pins: MockFactory) -> None:
     table = Table()
     table.play()
-    controls = Controls(board(next=17), table.next_step, table.undo, table.new_game)
+    controls = Controls(hardware(next=17), table.next_step, table.undo, table.new_game)
     pin = mock_pins.pin(17)
     pin.drive_low()
     assert wait_for(lambda: controls.buttons[0].held)
@@ -127,7 +127,7 @@ def test_a_lone_next_button_also_undoes_and_restarts(mock_pins: MockFactory) -> 
 
 
 def test_no_pins_no_hardware(mock_pins: MockFactory) -> None:
-    controls = Controls(parse_board({}), None, None, None)
+    controls = Controls(parse_hardware({}), None, None, None)
     assert controls.buttons == [] and controls.buzzer is None
     controls.cue("rhino", wait=True)  # silently nothing
     with pytest.raises(ValueError, match="unknown cue"):
@@ -136,15 +136,15 @@ def test_no_pins_no_hardware(mock_pins: MockFactory) -> None:
 
 def test_a_pin_that_cannot_open_is_skipped(mock_pins: MockFactory) -> None:
     mock_pins.pin(17)  # taken by something else: gpiozero refuses a second Button
-    other = Controls(board(next=17), None, None, None)
-    controls = Controls(board(next=17), None, None, None)
+    other = Controls(hardware(next=17), None, None, None)
+    controls = Controls(hardware(next=17), None, None, None)
     assert controls.buttons == [] and "buttons.next (GPIO 17)" in controls.errors[0]
     other.close()
 
 
 @pytest.mark.parametrize("name", sorted(CUES))
 def test_plain_buzzer_cues_as_pin_states(mock_pins: MockFactory, name: str) -> None:
-    controls = Controls(parse_board({"buzzer": {"pin": 22, "tonal": False}}), None, None,
+    controls = Controls(parse_hardware({"buzzer": {"pin": 22, "tonal": False}}), None, None,
                         None, cue_speed=0.01)
     pin = mock_pins.pin(22)
     pin.clear_states()
@@ -158,7 +158,7 @@ def test_plain_buzzer_cues_as_pin_states(mock_pins: MockFactory, name: str) -> N
 
 
 def test_tonal_buzzer_plays_the_cue_notes(mock_pwm_pins: MockFactory) -> None:
-    controls = Controls(parse_board({"buzzer": {"pin": 22}}), None, None, None,
+    controls = Controls(parse_hardware({"buzzer": {"pin": 22}}), None, None, None,
                         cue_speed=0.01)
     pin = mock_pwm_pins.pin(22)
     pin.frequencies.clear()

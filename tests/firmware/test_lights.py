@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kalimambo.firmware.backends import SimBackend
-from kalimambo.firmware.board import BoardConfig, default_board
+from kalimambo.firmware.hardware import HardwareConfig, default_hardware
 from kalimambo.firmware.lights import Lights, create_lights
 from kalimambo.firmware.scene import (
     DUNG_COLOUR,
@@ -40,15 +40,15 @@ class FlakyBackend(SimBackend):
         super().show(frame)
 
 
-def flaky(name: str, board: BoardConfig) -> FlakyBackend:
-    return FlakyBackend(board)
+def flaky(name: str, hardware: HardwareConfig) -> FlakyBackend:
+    return FlakyBackend(hardware)
 
 
 
 
 def manual(**options: Any) -> Lights:
     clock = options.pop("clock", lambda: 0.0)
-    return create_lights(default_board(), "sim", clock=clock, run_thread=False, **options)
+    return create_lights(default_hardware(), "sim", clock=clock, run_thread=False, **options)
 
 
 def test_steady_picture_reaches_the_strip() -> None:
@@ -162,7 +162,7 @@ def test_cues_reach_the_buzzer_callback() -> None:
 
 
 def test_the_thread_animates_and_closes() -> None:
-    lights = create_lights(default_board(), "sim")
+    lights = create_lights(default_hardware(), "sim")
     try:
         lights.update({"phase": "lobby", "seats": []})  # attract: the picture moves
         first = lights.frame()

@@ -7,8 +7,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kalimambo.firmware.board import BoardConfig, parse_board
-from kalimambo.firmware.output import Output, channel_budget, estimate_ma, gamma_table, limit_power
+from kalimambo.firmware.hardware import HardwareConfig, parse_hardware
+from kalimambo.firmware.output import Output, channel_budget, estimate_ma, gamma_lut, limit_power
 from kalimambo.firmware.scene import RGB
 
 channel = st.integers(0, 255)
@@ -16,14 +16,14 @@ colour = st.tuples(channel, channel, channel)
 
 
 @st.composite
-def boards_and_frames(draw: st.DrawFn) -> tuple[BoardConfig, list[RGB]]:
+def boards_and_frames(draw: st.DrawFn) -> tuple[HardwareConfig, list[RGB]]:
     leds = draw(st.integers(4, 300))
     idle = draw(st.one_of(st.integers(0, 2), st.floats(0, 2, allow_nan=False)))
     supply = draw(st.one_of(st.integers(1, 20_000), st.floats(1, 20_000, allow_nan=False)))
     if idle * leds >= supply:
         supply = idle * leds + draw(st.floats(0.001, 5000))
     per_led = draw(st.one_of(st.integers(1, 80), st.floats(0.5, 80, allow_nan=False)))
-    board = parse_board({
+    hardware = parse_hardware({
         "track": {"spaces": 4}, "strip": {"led_count": leds,
                                           "max_brightness": draw(st.floats(0.01, 1.0)),
                                           "gamma": draw(st.floats(1.0, 3.0))},
@@ -32,35 +32,35 @@ def boards_and_frames(draw: st.DrawFn) -> tuple[BoardConfig, list[RGB]]:
     # this the slowest test (about 20 s): hypothesis spends its time per drawn value.
     # Any frame is still possible (a pattern as long as the strip), but most are a few
     # colours repeated, which reach the same sums, extremes and rounding cases cheaply.
-    pattern = draw(st.lists(colour, min_size=1, max_size=board.led_count))
-    frame = (pattern * -(-board.led_count // len(pattern)))[:board.led_count]
-    return board, frame
+    pattern = draw(st.lists(colour, min_size=1, max_size=hardware.led_count))
+    frame = (pattern * -(-hardware.led_count // len(pattern)))[:hardware.led_count]
+    return hardware, frame
 
 
 @settings(max_examples=300, deadline=None)
 @given(boards_and_frames())
-def test_limited_frames_never_exceed_the_budget(case: tuple[BoardConfig, list[RGB]]) -> None:
-    board, frame = case
-    output = Output(board)
+def test_limited_frames_never_exceed_the_budget(case: tuple[HardwareConfig, list[RGB]]) -> None:
+    hardware, frame = case
+    output = Output(hardware)
     shown = output.finish(frame)
-    assert estimate_ma(shown, board) <= Fraction(board.supply_ma)
+    assert estimate_ma(shown, hardware) <= Fraction(hardware.supply_ma)
     assert all(0 <= value <= 255 for led in shown for value in led)
     # Limiting only ever dims, and leaves a frame that fits untouched.
     after_gamma = [(output.lut[r], output.lut[g], output.lut[b]) for r, g, b in frame]
     assert all(s <= g for led_s, led_g in zip(shown, after_gamma, strict=True)
                for s, g in zip(led_s, led_g, strict=True))
-    if estimate_ma(after_gamma, board) <= Fraction(board.supply_ma):
+    if estimate_ma(after_gamma, hardware) <= Fraction(hardware.supply_ma):
         assert shown == after_gamma
 
 
 def test_full_white_on_a_small_supply_is_scaled_to_just_fit() -> None:
-    board = parse_board({"track": {"spaces": 100}, "strip": {"max_brightness": 1.0,
-                                                             "gamma": 1.0},
-                         "power": {"supply_ma": 1000, "ma_per_led": 60,
-                                   "idle_ma_per_led": 1}})
-    shown = Output(board).finish([(255, 255, 255)] * 100)
+    hardware = parse_hardware({"track": {"spaces": 100}, "strip": {"max_brightness": 1.0,
+                                                                   "gamma": 1.0},
+                               "power": {"supply_ma": 1000, "ma_per_led": 60,
+                                         "idle_ma_per_led": 1}})
+    shown = Output(hardware).finish([(255, 255, 255)] * 100)
     # 100 LEDs x 60 mA = 6000 mA wanted; 1000 - 100 idle = 900 mA for light: 15 %.
-    assert 890 < float(estimate_ma(shown, board)) <= 1000
+    assert 890 < float(estimate_ma(shown, hardware)) <= 1000
     assert shown[0] == (38, 38, 38)
 
 
@@ -71,23 +71,23 @@ def test_limit_power_keeps_colour_ratios() -> None:
 
 
 def test_budget_covers_idle_current() -> None:
-    board = parse_board({"track": {"spaces": 10}, "power": {"supply_ma": 100,
-                                                            "ma_per_led": 60,
-                                                            "idle_ma_per_led": 2}})
-    assert channel_budget(board) == (100 - 20) * 765 // 60
+    hardware = parse_hardware({"track": {"spaces": 10}, "power": {"supply_ma": 100,
+                                                                  "ma_per_led": 60,
+                                                                  "idle_ma_per_led": 2}})
+    assert channel_budget(hardware) == (100 - 20) * 765 // 60
 
 
-def test_gamma_table_caps_brightness_and_keeps_black() -> None:
-    table = gamma_table(2.2, 0.5)
-    assert table[0] == 0 and table[255] == 127
-    assert list(table) == sorted(table)
+def test_gamma_lut_caps_brightness_and_keeps_black() -> None:
+    lut = gamma_lut(2.2, 0.5)
+    assert lut[0] == 0 and lut[255] == 127
+    assert list(lut) == sorted(lut)
 
 
 def test_heap_under_a_figure_shows_on_a_spare_led() -> None:
-    board = parse_board({"track": {"spaces": 4}, "strip": {"led_count": 8},
-                         "layout": {"leds_per_space": 2}})
-    leds = Output(board).leds_from_spaces([(1, 1, 1), (2, 2, 2), (0, 0, 0), (0, 0, 0)],
-                                          [None, (9, 9, 9), None, None])
+    hardware = parse_hardware({"track": {"spaces": 4}, "strip": {"led_count": 8},
+                               "layout": {"leds_per_space": 2}})
+    leds = Output(hardware).leds_from_spaces([(1, 1, 1), (2, 2, 2), (0, 0, 0), (0, 0, 0)],
+                                             [None, (9, 9, 9), None, None])
     assert leds == [(1, 1, 1), (1, 1, 1), (2, 2, 2), (9, 9, 9)] + [(0, 0, 0)] * 4
 
 
@@ -97,7 +97,7 @@ def test_figure_colours_stay_apart_on_the_strip() -> None:
 
     from kalimambo.firmware.scene import DUNG_COLOUR, EXPLORER_COLOURS, KALI_COLOUR, MAMBO_COLOUR
 
-    lut = gamma_table(2.2, 0.5)
+    lut = gamma_lut(2.2, 0.5)
 
     def shown(colour: RGB) -> RGB:
         return (lut[colour[0]], lut[colour[1]], lut[colour[2]])

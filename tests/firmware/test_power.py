@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from kalimambo.firmware.board import parse_board
+from kalimambo.firmware.hardware import parse_hardware
 from kalimambo.firmware.lights import Lights
 from kalimambo.firmware.power import (
     FREQ_CAPPED,
@@ -77,9 +77,9 @@ def get_throttled(root: Path, value: int) -> Path:
     return path
 
 
-def board(supply_ma: int = 3000) -> object:
-    return parse_board({"strip": {"led_count": 32, "max_brightness": 1.0, "gamma": 1.0},
-                        "power": {"supply_ma": supply_ma}})
+def hardware(supply_ma: int = 3000) -> object:
+    return parse_hardware({"strip": {"led_count": 32, "max_brightness": 1.0, "gamma": 1.0},
+                           "power": {"supply_ma": supply_ma}})
 
 
 # ---- reading the flags -------------------------------------------------------------------
@@ -168,7 +168,7 @@ def test_an_unreadable_value_is_cannot_know(tmp_path: Path) -> None:
 def test_a_sag_is_said_once_held_then_remembered(tmp_path: Path,
                                                  caplog: pytest.LogCaptureFixture) -> None:
     alarm = hwmon(tmp_path, 0)
-    watch = PowerWatch(board(), tmp_path)  # type: ignore[arg-type]
+    watch = PowerWatch(hardware(), tmp_path)  # type: ignore[arg-type]
     caplog.set_level(logging.INFO, "kalimambo.firmware.power")
     watch.frame(0, 0.0)
     assert watch.status()["pi"] == "ok" and watch.status()["pi_sags"] == 0
@@ -192,7 +192,7 @@ def test_a_sag_is_said_once_held_then_remembered(tmp_path: Path,
 
 def test_throttling_from_get_throttled(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     word = get_throttled(tmp_path, 0)
-    watch = PowerWatch(board(), tmp_path)  # type: ignore[arg-type]
+    watch = PowerWatch(hardware(), tmp_path)  # type: ignore[arg-type]
     caplog.set_level(logging.INFO, "kalimambo.firmware.power")
     watch.frame(0, 0.0)
     assert watch.status()["throttled"] is False
@@ -205,7 +205,7 @@ def test_throttling_from_get_throttled(tmp_path: Path, caplog: pytest.LogCapture
 def test_off_a_pi_the_status_says_unknown_and_the_log_says_why(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, "kalimambo.firmware.power")
-    watch = PowerWatch(board(), tmp_path)  # type: ignore[arg-type]
+    watch = PowerWatch(hardware(), tmp_path)  # type: ignore[arg-type]
     watch.frame(0, 0.0)
     watch.frame(0, 5.0)
     assert watch.status()["pi"] == "unknown"
@@ -217,7 +217,7 @@ def test_the_limiter_dimming_is_said_and_held(tmp_path: Path,
     """32 LEDs at full white (no gamma, full brightness) ask about 1.95 A of a 300 mA
     supply: the limiter dims; when the picture fits again it stops, 5 s later."""
     caplog.set_level(logging.INFO, "kalimambo.firmware.power")
-    lights = Lights(board(300), "sim", run_thread=False,  # type: ignore[arg-type]
+    lights = Lights(hardware(300), "sim", run_thread=False,  # type: ignore[arg-type]
                     clock=lambda: 0.0, sys_root=tmp_path)
     lights.set_override([(255, 255, 255)] * 32)
     lights.tick(0.0)
@@ -238,7 +238,7 @@ def test_the_limiter_dimming_is_said_and_held(tmp_path: Path,
 def test_a_changing_picture_does_not_churn_the_status(tmp_path: Path) -> None:
     """The status goes to the table and every phone: an animation's every frame must not
     change it, only a higher peak (in 100 mA steps) or a dimming that starts or stops."""
-    lights = Lights(board(), "sim", run_thread=False,  # type: ignore[arg-type]
+    lights = Lights(hardware(), "sim", run_thread=False,  # type: ignore[arg-type]
                     clock=lambda: 0.0, sys_root=tmp_path)
     seen = []
     for step in range(200):

@@ -21,7 +21,7 @@ import orjson
 import pytest
 
 from kalimambo.engine.events import Event
-from kalimambo.firmware.board import default_board
+from kalimambo.firmware.hardware import default_hardware
 from kalimambo.firmware.lights import create_lights
 from kalimambo.web.core import viewtypes
 from kalimambo.web.core.viewtypes import (
@@ -38,8 +38,8 @@ from kalimambo.web.http.typeschema import fields as typed_fields
 from kalimambo.web.storage.store import DB_NAME, Store
 from kalimambo.web.table.highlights import highlight
 from kalimambo.web.table.hostlogin import HostAuth
-from kalimambo.web.table.service import Table
 from kalimambo.web.table.storedgame import load_game
+from kalimambo.web.table.table import Table
 from kalimambo.web.table.tasks import InlineRunner
 from tests.conftest import PIN
 from tests.table.test_replay import Clock, run_until, store_today
@@ -170,7 +170,7 @@ def play(session: Session) -> None:
 def attract(data_dir: Path, seen: Seen) -> None:
     """The booth's attract mode, with a real simulated strip's status beside it."""
     store_today(data_dir)
-    lights = create_lights(default_board(), "sim", run_thread=False)
+    lights = create_lights(default_hardware(), "sim", run_thread=False)
     store = Store(data_dir / DB_NAME)
     clock = Clock()
     table = Table(store, 32, HostAuth(store, PIN, "key"), runner=InlineRunner(),
@@ -348,14 +348,14 @@ def test_the_check_finds_a_wrong_type_and_a_missing_key(seen: Seen) -> None:
 def test_the_check_finds_a_key_a_builder_adds(client: Any,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """The view builder itself made to add a key: the view the API answers shows it."""
-    from kalimambo.web.table import service
+    from kalimambo.web.table import table as table_module
 
-    built = service.public_view
+    built = table_module.public_view
 
     def with_a_mood(*args: Any, **kwargs: Any) -> Any:
         return {**built(*args, **kwargs), "mood": "sunny"}
 
-    monkeypatch.setattr(service, "public_view", with_a_mood)
+    monkeypatch.setattr(table_module, "public_view", with_a_mood)
     client.post("/api/v1/join", json={"name": "Ana"})
     view = client.get("/api/v1/state").json
     assert view["mood"] == "sunny"

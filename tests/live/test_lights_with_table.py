@@ -13,7 +13,7 @@ import pytest
 
 from kalimambo.engine.setup import SAMPLE_NAMES as NAMES
 from kalimambo.firmware.agent import LightsAgent
-from kalimambo.firmware.board import default_board
+from kalimambo.firmware.hardware import default_hardware
 from kalimambo.web.http.app import create_app
 from tests.helpers import wait_for
 
@@ -38,7 +38,7 @@ def client(tmp_path: Path) -> Iterator[Any]:
     app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"),
                       "HOST_PIN": "1234", "RUNNER": "inline", "LIGHTS_SOCKET": path,
                       "JOIN_URL": "http://192.0.2.10:8000/"})
-    agent = LightsAgent(default_board(), "sim", path).start()
+    agent = LightsAgent(default_hardware(), "sim", path).start()
     client = app.test_client()
     assert wait_for(lambda: client.get("/api/v1/state").json["lights"]["ok"], timeout=10)
     yield client

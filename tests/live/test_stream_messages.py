@@ -18,11 +18,11 @@ from kalimambo.engine.setup import SAMPLE_NAMES
 from kalimambo.firmware.wire import apply_patch as apply
 from kalimambo.web.core.seats import NAME_MAX
 from kalimambo.web.core.viewdiff import diff
-from kalimambo.web.live.stream import Broadcaster, message, patch_message
+from kalimambo.web.live.stream import Broadcaster, patch_event, view_event
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
 from kalimambo.web.table.publisher import Change
-from kalimambo.web.table.service import Table
+from kalimambo.web.table.table import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 LIMIT = 2048
@@ -82,10 +82,10 @@ def test_every_message_of_a_7_seat_game_is_at_most_2_kb(
     """Played step by step or skipped, with the sample names or seven of 20 letters."""
     _, changes = whole_game(tmp_path, seed, lowest, names, skip_at,
                             watch_again=names == SAMPLE_NAMES)
-    sizes = [len(patch_message(change)) for change in changes]
+    sizes = [len(patch_event(change)) for change in changes]
     assert all(change.patch_json is not None for change in changes)  # no whole views
     assert max(sizes) <= LIMIT, f"largest message {max(sizes)} B"
-    assert len(message(changes[-1])) > 8 * LIMIT  # the whole view is what it saves
+    assert len(view_event(changes[-1])) > 8 * LIMIT  # the whole view is what it saves
 
 
 @pytest.mark.parametrize(("seed", "lowest", "names", "skip_at"), GAMES[1:3] + GAMES[4:5])
@@ -215,6 +215,6 @@ def test_an_undo_after_round_12_copies_the_round_left_last(tmp_path: Path) -> No
     assert change.patch_json is not None
     ops = orjson.loads(change.patch_json)
     assert {"op": "copy", "from": "/history/10", "path": "/last_round"} in ops
-    assert len(patch_message(change)) <= LIMIT
+    assert len(patch_event(change)) <= LIMIT
     shown = orjson.loads(before.view_json)
     assert apply(shown, ops) == orjson.loads(change.view_json)

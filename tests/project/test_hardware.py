@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kalimambo.firmware.board import BoardFileError, load_board_file
+from kalimambo.firmware.hardware import HardwareFileError, load_hardware_file
 from tests.helpers import ROOT
 
 HARDWARE = ROOT / "hardware"
@@ -65,13 +65,13 @@ def test_board_file_follows_the_contract(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(BOARDS))
 def test_board_file_loads_with_the_firmware(name: str) -> None:
-    board = load_board_file(HARDWARE / "boards" / name)
+    hardware = load_hardware_file(HARDWARE / "boards" / name)
     want = BOARDS[name]
-    assert board.spaces == 32
-    assert board.backend == want["backend"]
-    assert board.led_count == want["led_count"]
+    assert hardware.spaces == 32
+    assert hardware.backend == want["backend"]
+    assert hardware.led_count == want["led_count"]
     per_space = want["leds_per_space"]
-    assert [board.leds_of(space) for space in range(32)] == [
+    assert [hardware.leds_of(space) for space in range(32)] == [
         tuple(range(space * per_space, (space + 1) * per_space)) for space in range(32)]
 
 
@@ -80,8 +80,8 @@ def test_firmware_refuses_a_broken_copy(tmp_path: Path) -> None:
     text = (HARDWARE / "boards" / "pi4-gpio18.toml").read_text()
     broken = tmp_path / "board.toml"
     broken.write_text(text.replace('backend = "ws281x"', 'backend = "neopixel"'))
-    with pytest.raises(BoardFileError, match="backend"):
-        load_board_file(broken)
+    with pytest.raises(HardwareFileError, match="backend"):
+        load_hardware_file(broken)
 
 
 # ---- parts list ------------------------------------------------------------------------

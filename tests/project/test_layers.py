@@ -17,7 +17,7 @@ ALLOWED = {
     # The table speaks the lights' wire format and reads board files; both modules are
     # standard library only, so the web worker still never touches hardware libraries.
     "web": ("kalimambo.engine", "kalimambo.web", "kalimambo.firmware.wire",
-            "kalimambo.firmware.board"),
+            "kalimambo.firmware.hardware"),
 }
 
 

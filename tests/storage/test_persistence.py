@@ -3,7 +3,7 @@
 Each kill takes down the whole process group (gunicorn master and worker) at once,
 like a pulled plug; the restarted table must be exactly where it was: seats and
 tokens valid, acknowledged picks there, resolved rounds there, and the game plays on
-to an end that equals the replay of its own record.
+to an end that equals its own record resolved.
 """
 
 from __future__ import annotations

@@ -37,15 +37,15 @@ def test_the_next_midnight_on_short_and_long_days(berlin: None) -> None:
 
 def test_the_views_day_start_moves_on_at_midnight(app: Any,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    service = app.extensions["kalimambo"]
-    start = service.table.current.view["day_start"]
-    timer = service._day_timer
+    hub = app.extensions["kalimambo"]
+    start = hub.table.current.view["day_start"]
+    timer = hub._day_timer
     assert timer is not None and timer.interval <= 25 * 3600
     tomorrow = next_midnight(time.time()) + 60
     monkeypatch.setattr(day.time, "time", lambda: tomorrow)
-    service._new_day()  # what the timer calls at midnight
-    assert service.table.current.view["day_start"] == local_midnight(tomorrow) > start
-    assert service._day_timer is not timer  # armed again for the next midnight
+    hub._new_day()  # what the timer calls at midnight
+    assert hub.table.current.view["day_start"] == local_midnight(tomorrow) > start
+    assert hub._day_timer is not timer  # armed again for the next midnight
     monkeypatch.undo()
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from kalimambo.engine.record import parse_record, replay
+from kalimambo.engine.record import parse_record, resolve_record
 from kalimambo.engine.timeline import round_steps
 from kalimambo.web.core.refusals import ApiError
 from kalimambo.web.http.app import create_app
@@ -25,8 +25,8 @@ from kalimambo.web.table.booth import DEFAULT_ATTRACT_AFTER_S
 from kalimambo.web.table.highlights import highlight, most_eventful
 from kalimambo.web.table.hostlogin import HostAuth
 from kalimambo.web.table.replay import END_HOLD_S, ROUND_GAP_S
-from kalimambo.web.table.service import Table
 from kalimambo.web.table.storedgame import load_game
+from kalimambo.web.table.table import Table
 from kalimambo.web.table.tasks import InlineRunner
 from tests.conftest import PIN
 from tests.helpers import wait_for
@@ -120,7 +120,7 @@ def test_replayed_rounds_are_the_records_rounds(tmp_path: Path) -> None:
     from kalimambo.web.storage.archive import stored_record
     record = stored_record(store, row)
     assert record is not None
-    snapshots = replay(parse_record(record), with_events=True)["snapshots"]
+    snapshots = resolve_record(parse_record(record), with_events=True)["snapshots"]
     assert [r.events for r in game.rounds] == [s["events"] for s in snapshots]
     assert game.rounds[1].before.positions == snapshots[0]["positions"]
     store.close()
@@ -321,7 +321,7 @@ def test_a_replay_changes_no_statistic_and_a_join_stops_it(
         assert client.post("/api/v1/host/next", headers=host).status_code == 200
     end = client.get("/api/v1/state").json["replay"]["board"]
     record = client.get(f"/api/v1/games/{ids[2]}/record").json
-    final = replay(parse_record(record))
+    final = resolve_record(parse_record(record))
     assert end["positions"] == final["positions"] and end["winners"] == final["winners"]
     assert client.get("/api/v1/stats").data == stats
     assert client.get("/api/v1/games.csv").data == csv

@@ -25,7 +25,7 @@ def without_version(view: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k != "version"}
 
 
-def setup_table(client: Any, host_token: str) -> dict[str, str]:
+def join_and_start(client: Any, host_token: str) -> dict[str, str]:
     tokens = {n: client.post("/api/v1/join", json={"name": n}).json["token"] for n in NAMES}
     setup = {"rhino": 0, "order": NAMES, "dung": [10, 20]}
     response = client.post("/api/v1/host/start", json={"setup": setup},
@@ -69,7 +69,7 @@ class Stream:
 
 
 def test_a_changed_pick_changes_nothing_anyone_else_sees(client: Any, host_token: str) -> None:
-    tokens = setup_table(client, host_token)
+    tokens = join_and_start(client, host_token)
     ana, ben = bearer(tokens["Ana"]), bearer(tokens["Ben"])
     stream = Stream(client)
     stream.next_view()
@@ -91,7 +91,7 @@ def test_a_changed_pick_changes_nothing_anyone_else_sees(client: Any, host_token
 
 
 def test_seat_entries_hold_only_whether(client: Any, host_token: str) -> None:
-    tokens = setup_table(client, host_token)
+    tokens = join_and_start(client, host_token)
     client.post("/api/v1/pick", json={"round": 1, "card": 7}, headers=bearer(tokens["Ana"]))
     seat = client.get("/api/v1/state").json["seats"][0]
     assert set(seat) == {"id", "name", "colour", "bot", "bot_level", "hosted", "connected",
@@ -105,7 +105,7 @@ def test_the_reveal_shows_every_card_and_kalis(client: Any, host_token: str) -> 
     the patched views are exactly the table's views."""
     client.post("/api/v1/host/settings", json={"pacing": "step"},
                 headers=bearer(host_token))
-    tokens = setup_table(client, host_token)
+    tokens = join_and_start(client, host_token)
     stream = Stream(client)
     stream.next_view()
     for name, card in zip(NAMES, (4, 8, 2), strict=True):
@@ -147,7 +147,7 @@ def test_the_reveal_shows_every_card_and_kalis(client: Any, host_token: str) -> 
 
 
 def test_stream_with_a_token_marks_the_seat_connected(client: Any, host_token: str) -> None:
-    tokens = setup_table(client, host_token)
+    tokens = join_and_start(client, host_token)
     watcher = Stream(client)
     first = watcher.next_view()
     assert [s["connected"] for s in first["seats"]] == [False, False, False]

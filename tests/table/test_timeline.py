@@ -16,7 +16,7 @@ from kalimambo.web.core.playback import Playback
 from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
-from kalimambo.web.table.service import Table
+from kalimambo.web.table.table import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 NAMES = ["Ana", "Ben", "Caro"]
@@ -151,10 +151,10 @@ def test_the_table_plays_back_step_by_step_and_hides_what_comes(tmp_path: Path) 
     assert seen[0] == "reveal" and len(seen) == steps
     end = table.public_view()
     assert end["phase"] == "picking" and end["round"] == 2 and len(end["history"]) == 1
-    replay = Game(NAMES, table.game.setup, 32)  # type: ignore[union-attr]
+    fresh = Game(NAMES, table.game.setup, 32)  # type: ignore[union-attr]
     for played in table.records.record()["rounds"]:
-        replay.play_round(played["cards"], played["kali"])
-    assert end["positions"] == replay.positions() and end["rhino"] == replay.board.rhino
+        fresh.play_round(played["cards"], played["kali"])
+    assert end["positions"] == fresh.positions() and end["rhino"] == fresh.board.rhino
 
 
 def test_auto_pacing_runs_on_the_tables_clock(tmp_path: Path) -> None:

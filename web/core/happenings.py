@@ -1,6 +1,6 @@
 """What happens at the table, as typed values that travel inside the process.
 
-The state machine (``kalimambo.web.core.state``) returns these; the service passes
+The state machine (``kalimambo.web.core.state``) returns these; the table passes
 them to its listeners on each ``Change``.  Engine events stay ``kalimambo.engine.events``
 objects here; they become dicts only where JSON is written (the public view, the
 event stream, the lights wire).

@@ -103,7 +103,7 @@ def set_up(now: BoardState, dung: tuple[int, ...]) -> Placing:
     return Placing("setup", 1, tuple(moves))
 
 
-def replayed(round_no: int, before: BoardState, after: BoardState) -> Placing | None:
+def restarted(round_no: int, before: BoardState, after: BoardState) -> Placing | None:
     """The table restarted mid-playback and plays round ``round_no`` again from its
     start: every piece the round moves goes back where the round found it (the people
     may have moved it any part of the way: no "from")."""

@@ -1,7 +1,7 @@
-"""The table's checked commands: each a frozen value that the service saves to the
+"""The table's checked commands: each a frozen value that the table saves to the
 store and the state machine (``kalimambo.web.core.state``) then applies.
 
-A plan is made by ``TableState.plan_*`` only when the command is allowed; it carries
+A plan is made by ``StateMachine.plan_*`` only when the command is allowed; it carries
 everything both the store and the machine need, so the two cannot disagree.
 """
 

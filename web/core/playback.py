@@ -1,6 +1,6 @@
 """The playback cursor: a pure state machine over one round's steps.
 
-No clock and no threads: the table's service passes ``now`` (seconds, any monotonic
+No clock and no threads: the table passes ``now`` (seconds, any monotonic
 origin) and calls ``advance(now)`` when ``due`` has come; "next" and "skip" are plain
 calls.  ``step`` (k) counts the steps already shown, 0 <= k <= len(steps).
 """

@@ -7,7 +7,7 @@ on their own, without Flask, threads, a store or a clock (tests/core/test_state.
 A command that must be saved comes in two halves: ``plan_*`` checks it against the
 state and returns a frozen plan, or raises ``ApiError`` having changed nothing;
 ``apply(plan, now)`` carries the plan out and returns what happened as typed events
-(``kalimambo.web.core.happenings``).  The service (``web/table/service.py``) writes the plan to
+(``kalimambo.web.core.happenings``).  The table (``web/table/table.py``) writes the plan to
 the store in between, so nothing is applied that is not on disk.  The playback's
 commands (next, skip, the clock's tick) save nothing and act at once.  Time comes in
 as ``now``, chance as seeds and fresh ids: nothing here reads a clock or does I/O.
@@ -41,7 +41,7 @@ from kalimambo.web.core.happenings import (
     TableEvent,
 )
 from kalimambo.web.core.names import fold
-from kalimambo.web.core.placing import Placing, jump, replayed, set_up
+from kalimambo.web.core.placing import Placing, jump, restarted, set_up
 from kalimambo.web.core.plans import (
     AddSeats,
     ChangeSettings,
@@ -73,7 +73,7 @@ def board_of(game: Game) -> BoardState:
     return BoardState(game.board.rhino, game.positions(), game.minus_points())
 
 
-class TableState:
+class StateMachine:
     """Seats, the game, the picks of the open round, the history and the playback."""
 
     def __init__(self, track_length: int, settings: Settings,
@@ -101,10 +101,10 @@ class TableState:
     @classmethod
     def restore(cls, track_length: int, settings: Settings, seats: Sequence[Seat],
                 game: Game | None, rounds: Sequence[tuple[Mapping[str, int], int]],
-                picks: Mapping[str, int], replay_last: bool, now: float,
-                placing: Placing | None = None) -> TableState:
+                picks: Mapping[str, int], play_last_again: bool, now: float,
+                placing: Placing | None = None) -> StateMachine:
         """The state as saved: ``game`` fresh from its set-up, then ``rounds`` (cards,
-        Kali's card) played on it; ``replay_last`` plays the last round back again from
+        Kali's card) played on it; ``play_last_again`` plays the last round back again from
         its first step (the table stopped mid-playback: its pieces go back to where the
         round found them), else ``picks`` are the open round's.  ``placing``: the pieces
         that were waiting to be moved by hand."""
@@ -118,9 +118,9 @@ class TableState:
                 before = board_of(game)
             state.history.append(RoundPlayed.of(game, game.play_round(cards, kali)))
         state.game = game
-        if before is not None and replay_last:
+        if before is not None and play_last_again:
             state._begin_playback(before, now)
-            state.placing = replayed(len(rounds), before, board_of(game)) or placing
+            state.placing = restarted(len(rounds), before, board_of(game)) or placing
         elif not game.finished:
             state.picks = dict(picks)
         return state
@@ -412,7 +412,7 @@ class TableState:
 
     def skip_step(self) -> list[TableEvent]:
         """"Skip", one step at a time: the next step, shown as a jump.  Skipping is
-        calling this until the playback has ended (the service does it at once, under
+        calling this until the playback has ended (the table does it at once, under
         its lock): each step is a change of its own, so no message carries the rest of
         the round."""
         playback = self._not_playing()

@@ -16,7 +16,7 @@ from typing import Any, cast
 from kalimambo.engine.rules import DUNG_POINTS
 from kalimambo.engine.setup import Setup
 from kalimambo.web.core.seats import Seat
-from kalimambo.web.core.state import TableState
+from kalimambo.web.core.state import StateMachine
 from kalimambo.web.core.viewtypes import (
     PI_SUPPLY,
     HistoryEntry,
@@ -66,7 +66,7 @@ def _setup(setup: Setup) -> SetupView:
 
 @dataclass(frozen=True, slots=True)
 class Surroundings:
-    """What the view shows besides the state: the service's and the world's."""
+    """What the view shows besides the state: the running table's and the world's."""
 
     version: int
     game_id: int
@@ -79,9 +79,9 @@ class Surroundings:
     """Whether a seat (by name) has an event stream open."""
 
 
-def public_view(state: TableState, around: Surroundings,
+def public_view(state: StateMachine, around: Surroundings,
                 last_step: bool = False) -> TableView:
-    """The public view's part made from the state (the service adds the replay, the
+    """The public view's part made from the state (the table adds the replay, the
     booth and what happened: ``PublicView``).
 
     ``last_step``: the playback has just ended; show it as its last step shows it
@@ -137,7 +137,7 @@ def public_view(state: TableState, around: Surroundings,
     }
 
 
-def private_view(state: TableState, public: PublicView, seat: Seat) -> PrivateView:
+def private_view(state: StateMachine, public: PublicView, seat: Seat) -> PrivateView:
     """A seat's view: the public view plus its hand and pick."""
     hand = state.game.hand(seat.name) if state.game else list(range(12))
     return {**public, "me": {"id": seat.id, "name": seat.name, "colour": seat.colour,

@@ -13,17 +13,17 @@ from flask import Blueprint, Response, current_app, request
 
 from kalimambo.web.core.refusals import ApiError, bad_request
 from kalimambo.web.http.limits import MAX_DEPTH
-from kalimambo.web.live.wiring import TableService
+from kalimambo.web.live.hub import Hub
 from kalimambo.web.table.hostlogin import is_own_screen
-from kalimambo.web.table.service import Table
+from kalimambo.web.table.table import Table
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 
-def service() -> TableService:
-    """What a route reaches the table by: ``service().table`` (its commands check their
+def hub() -> Hub:
+    """What a route reaches the table by: ``hub().table`` (its commands check their
     input), and beside it the streams and the lights."""
-    found: TableService = current_app.extensions["kalimambo"]
+    found: Hub = current_app.extensions["kalimambo"]
     return found
 
 
@@ -91,13 +91,13 @@ def body() -> dict[str, Any]:
 # -- anyone ---------------------------------------------------------------------------
 @bp.get("/state")
 def state() -> Response:
-    return raw_answer(service().table.view_json)
+    return raw_answer(hub().table.view_json)
 
 
 @bp.get("/events")
 def events() -> Response:
     """Server-Sent Events; ``?token=`` (a seat's) marks that seat as connected."""
-    stream = service().stream(request.args.get("token") or bearer())
+    stream = hub().stream(request.args.get("token") or bearer())
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
@@ -106,22 +106,22 @@ def events() -> Response:
 
 @bp.get("/record")
 def record() -> Response:
-    return answer(service().table.records.record())
+    return answer(hub().table.records.record())
 
 
 @bp.get("/games")
 def games() -> Response:
-    return answer({"games": service().table.records.games()})
+    return answer({"games": hub().table.records.games()})
 
 
 @bp.get("/games/<int(max=9223372036854775807):game_id>/record")
 def game_record(game_id: int) -> Response:
-    return answer(service().table.records.game_record(game_id))
+    return answer(hub().table.records.game_record(game_id))
 
 
 @bp.get("/leds")
 def leds() -> Response:
-    frame, seen = service().lights_frame()
+    frame, seen = hub().lights_frame()
     return answer({"leds": [list(rgb) for rgb in frame],
                    "seen": [list(rgb) for rgb in seen]})
 
@@ -132,36 +132,36 @@ def local() -> Response:
     comes from it, and whether it may show the first-host QR code (``/host-qr.svg``)."""
     if not is_own_screen(request):
         return answer({"local": False})
-    return answer({"local": True, "host_qr": service().table.first_host_open()})
+    return answer({"local": True, "host_qr": hub().table.first_host_open()})
 
 
 @bp.post("/join")
 def join() -> Response:
-    seat, token = service().table.join(body().get("name"))
+    seat, token = hub().table.join(body().get("name"))
     return answer({"name": seat.name, "id": seat.id, "token": token}, 201)
 
 
 # -- a seat ---------------------------------------------------------------------------
 @bp.get("/me")
 def me() -> Response:
-    return answer(service().table.me(bearer()))
+    return answer(hub().table.me(bearer()))
 
 
 @bp.post("/pick")
 def pick() -> Response:
     data = body()
-    return answer(service().table.pick(bearer(), data.get("round"), data.get("card")))
+    return answer(hub().table.pick(bearer(), data.get("round"), data.get("card")))
 
 
 @bp.get("/hint")
 def hint() -> Response:
-    return answer(service().table.hint(bearer()))
+    return answer(hub().table.hint(bearer()))
 
 
 # -- the host -------------------------------------------------------------------------
 def host_only() -> Table:
     """The table, once the request's token is a host's (else 401/403 ``host_only``)."""
-    table = service().table
+    table = hub().table
     table.check_host(bearer())
     return table
 
@@ -170,7 +170,7 @@ def host_only() -> Table:
 def host_login() -> Response:
     data = body()
     secret = data.get("key", data.get("pin"))
-    return answer({"token": service().table.host_login(secret, request.remote_addr or "?")})
+    return answer({"token": hub().table.host_login(secret, request.remote_addr or "?")})
 
 
 @bp.get("/host")
@@ -288,7 +288,7 @@ def host_replay_stop() -> Response:
 def host_lights_retry() -> Response:
     host_only()
     body()
-    return answer(service().lights_retry())
+    return answer(hub().lights_retry())
 
 
 @bp.post("/host/next")
@@ -312,7 +312,7 @@ def screen_next() -> Response:
     if not is_own_screen(request):
         raise ApiError(403, "own_screen_only", "Only the table's own screen or the host can "
                                                "show the next step.")
-    return answer(service().table.screen_next())
+    return answer(hub().table.screen_next())
 
 
 @bp.post("/host/skip")

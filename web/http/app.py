@@ -1,4 +1,5 @@
-"""The app factory (flaskr style): one table service per app, none in module globals."""
+"""The app factory (flaskr style): one hub (the table, its streams, its lights link) per
+app, none in module globals."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from kalimambo.firmware.board import BoardConfig, default_board
+from kalimambo.firmware.hardware import HardwareConfig, default_hardware
 from kalimambo.web.core.refusals import ApiError, error_body
 from kalimambo.web.http import limits
-from kalimambo.web.live.wiring import TableService
+from kalimambo.web.live.hub import Hub
 from kalimambo.web.storage.archive import Archive
 from kalimambo.web.storage.store import DB_NAME, Store
 from kalimambo.web.system.netaddr import JoinUrl
@@ -33,7 +34,8 @@ DEFAULTS: dict[str, Any] = {
     "DATA_DIR": "data",       # where the SQLite file lives
     "HOST_PIN": None,         # else the board file's [host] pin, else none (the key alone)
     "HOST_KEY": None,         # the host key; None: the one kept in the store (made once)
-    "BOARD": None,            # a firmware.board.BoardConfig; None: default_board()
+    "HARDWARE": None,         # the board file read (firmware.hardware.HardwareConfig); None:
+                              # default_hardware()
     "LIGHTS_SOCKET": None,    # where the lights process connects; None: no lights
     "PORT": 8000,             # for the join URL
     "JOIN_URL": None,         # None: the Pi's LAN address (or kalimambo.local)
@@ -45,9 +47,9 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def _board(config: dict[str, Any]) -> BoardConfig:
-    board: BoardConfig | None = config["BOARD"]
-    return default_board() if board is None else board
+def _hardware(config: dict[str, Any]) -> HardwareConfig:
+    hardware: HardwareConfig | None = config["HARDWARE"]
+    return default_hardware() if hardware is None else hardware
 
 
 def _runner(name: str) -> InlineRunner:
@@ -58,20 +60,20 @@ def _runner(name: str) -> InlineRunner:
     return default_runner()
 
 
-def build_service(config: dict[str, Any]) -> TableService:
-    """The table service from the app's config: the store and the host's login, and what
+def build_hub(config: dict[str, Any]) -> Hub:
+    """The hub from the app's config: the store and the host's login, and what
     the table, the lights link and the event streams are made with."""
-    board = _board(config)
+    hardware = _hardware(config)
     store = Store(Path(config["DATA_DIR"]) / DB_NAME)
-    pin = config["HOST_PIN"] or board.host_pin
+    pin = config["HOST_PIN"] or hardware.host_pin
     pin = None if pin is None else str(pin)
     key = config["HOST_KEY"] or stored_key(store)
-    return TableService(store, board.spaces, HostAuth(store, pin, key), pin=pin,
-                        lights_socket=config["LIGHTS_SOCKET"], led_count=board.led_count,
-                        heartbeat=config["HEARTBEAT"],
-                        join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
-                        runner=_runner(config["RUNNER"]), default_pacing=board.pacing,
-                        default_pause_ms=board.pause_ms)
+    return Hub(store, hardware.spaces, HostAuth(store, pin, key), pin=pin,
+               lights_socket=config["LIGHTS_SOCKET"], led_count=hardware.led_count,
+               heartbeat=config["HEARTBEAT"],
+               join_url=config["JOIN_URL"] or JoinUrl(int(config["PORT"])),
+               runner=_runner(config["RUNNER"]), default_pacing=hardware.pacing,
+               default_pause_ms=hardware.pause_ms)
 
 
 def _json_error(status: int, code: str, message: str,
@@ -81,16 +83,16 @@ def _json_error(status: int, code: str, message: str,
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
-    """The Flask app with its table service on ``app.extensions["kalimambo"]``."""
+    """The Flask app with its hub on ``app.extensions["kalimambo"]``."""
     app = Flask(__name__, root_path=str(Path(__file__).parents[1]))  # web/
     app.config.update(DEFAULTS)
     app.config["MAX_CONTENT_LENGTH"] = limits.MAX_BODY
     app.config["JSON_SORT_KEYS"] = False
     if test_config:
         app.config.update(test_config)
-    service = build_service(app.config)
-    app.extensions["kalimambo"] = service
-    app.extensions["kalimambo.archive"] = Archive(service.store, service.table.lock)
+    hub = build_hub(app.config)
+    app.extensions["kalimambo"] = hub
+    app.extensions["kalimambo.archive"] = Archive(hub.store, hub.table.lock)
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
@@ -124,13 +126,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(archive_bp)
     from kalimambo.web.http import compress
 
-    compress.install(app)  # gzip for text over 1 KB, static files once (issue 36)
-    from kalimambo.web.http import portal
-    from kalimambo.web.http.hardening import install
+    compress.register(app)  # gzip for text over 1 KB, static files once (issue 36)
+    from kalimambo.web.http import hardening, portal
 
-    portal.install(app, app.config["HOTSPOT"], service.store)
+    portal.register(app, app.config["HOTSPOT"], hub.store)
     _follow_the_way_out(app)
-    install(app)
+    hardening.register(app)
     return app
 
 

@@ -12,7 +12,7 @@ from flask import Blueprint, Response, current_app, render_template, request
 
 from kalimambo.web.core.names import fold
 from kalimambo.web.core.refusals import bad_request
-from kalimambo.web.http.api import answer, service
+from kalimambo.web.http.api import answer, hub
 from kalimambo.web.http.pages import LANGUAGES, TEMPLATES_DIR, join_url, messages, qr_svg
 from kalimambo.web.storage.archive import Archive, csv_text, local_time, score_sheet, statistics
 
@@ -60,7 +60,7 @@ def sheet(game_id: int) -> Response:
     lang = request.args.get("lang")
     if lang not in LANGUAGES:
         lang = request.accept_languages.best_match(LANGUAGES) or "en"
-    table = service().table
+    table = hub().table
     with table.lock:
         found = score_sheet(table.store, game_id)
     text = messages()[lang]

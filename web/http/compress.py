@@ -160,7 +160,7 @@ def _dynamic(response: Response) -> Response:
     return response
 
 
-def install(app: Flask) -> None:
+def register(app: Flask) -> None:
     """Compress ``app``'s text responses (an ``after_request`` of the whole app, so it
     runs after the blueprints' own: the pages' JavaScript is ``text/javascript`` by
     then)."""

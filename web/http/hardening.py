@@ -24,13 +24,13 @@ def storage_answer(error: StorageError) -> Response:
     return response
 
 
-def install(app: Flask) -> None:
+def register(app: Flask) -> None:
     """Put the guard in front of ``app`` and answer storage failures with 507."""
     app.wsgi_app = Guard(app.wsgi_app)  # type: ignore[method-assign]
 
     @app.errorhandler(StorageError)
     def storage_failed(error: StorageError) -> Any:
-        service = app.extensions.get("kalimambo")
-        if service is not None:  # every page learns at once that changes are not kept
-            service.table.refresh()
+        hub = app.extensions.get("kalimambo")
+        if hub is not None:  # every page learns at once that changes are not kept
+            hub.table.refresh()
         return storage_answer(error)

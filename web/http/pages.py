@@ -31,7 +31,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 
 from kalimambo.engine.players import DEFAULT_LEVEL, LEVELS
 from kalimambo.web.core.seats import NAME_MAX
-from kalimambo.web.http.api import service
+from kalimambo.web.http.api import hub
 
 WEB_DIR = Path(__file__).parents[1]
 """web/: the pages' templates/, static/ and i18n/ stay at its top, beside the rooms."""
@@ -153,7 +153,7 @@ def board() -> Response:
 def host() -> Response:
     """The host's controls: start, seats, computer players, undo, lights."""
     return _page("host.html", "host", "host.js", levels=LEVELS, default_level=DEFAULT_LEVEL,
-                 name_max=NAME_MAX, has_pin=service().table.has_host_pin)
+                 name_max=NAME_MAX, has_pin=hub().table.has_host_pin)
 
 
 @bp.get("/i18n/<lang>.json")
@@ -203,7 +203,7 @@ def join_url() -> str:
     localhost) and refreshes it as the network changes; without an address,
     kalimambo.local is the safe answer.
     """
-    url = service().table.join_url()
+    url = hub().table.join_url()
     return url if isinstance(url, str) and url else FALLBACK_JOIN_URL
 
 
@@ -233,7 +233,7 @@ def host_qr() -> Response:
     from kalimambo.web.storage.store import StorageError
     from kalimambo.web.table.hostlogin import is_own_screen
 
-    table = service().table
+    table = hub().table
     if not is_own_screen(request) or not table.first_host_open():
         return Response("Only on the table's own screen, before the first host logs in, "
                         "and never in booth mode.", status=403, mimetype="text/plain")

@@ -222,7 +222,7 @@ def wifi_qr() -> Response:
     return response
 
 
-def install(app: Flask, hotspot: Hotspot | None, store: Store) -> None:
+def register(app: Flask, hotspot: Hotspot | None, store: Store) -> None:
     """Answer the checks and show the Wi-Fi's code when the table runs a hotspot."""
     app.register_blueprint(bp)
     if hotspot is None:

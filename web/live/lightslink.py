@@ -190,7 +190,7 @@ class LightsLink:
         self._status_seen.set()
         self.on_change()
 
-    # -- what the table service calls ---------------------------------------------------
+    # -- what the hub calls ----------------------------------------------------------------
     @property
     def connected(self) -> bool:
         channel = self.channel

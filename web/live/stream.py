@@ -28,15 +28,15 @@ RESYNC = (-1, b"")
 Item = tuple[int, bytes]
 
 
-def message(change: Change) -> bytes:
-    """The whole view as one SSE message: the version as id, one line of JSON."""
+def view_event(change: Change) -> bytes:
+    """The whole view as one SSE event: the version as id, one line of JSON."""
     return b"id: %d\ndata: %s\n\n" % (change.version, change.view_json)
 
 
-def patch_message(change: Change) -> bytes:
+def patch_event(change: Change) -> bytes:
     """What changed, as an SSE ``patch`` event (a JSON Patch, one line)."""
     if change.patch_json is None:
-        return message(change)
+        return view_event(change)
     return b"event: patch\nid: %d\ndata: %s\n\n" % (change.version, change.patch_json)
 
 
@@ -53,7 +53,7 @@ class Broadcaster:
         return len(self._clients)
 
     def publish(self, change: Change) -> None:
-        item = (change.version, patch_message(change))
+        item = (change.version, patch_event(change))
         with self._guard:
             clients = list(self._clients)
         for q in clients:
@@ -90,7 +90,7 @@ class Broadcaster:
         first = start(q)
         shown = first.version
         try:
-            yield b"retry: 2000\n" + message(first)
+            yield b"retry: 2000\n" + view_event(first)
             while True:
                 try:
                     version, data = q.get(timeout=self.heartbeat)
@@ -100,7 +100,7 @@ class Broadcaster:
                 if (version, data) == RESYNC:
                     newest = current()
                     shown = newest.version
-                    yield message(newest)
+                    yield view_event(newest)
                 elif version > shown:
                     shown = version
                     yield data

@@ -60,7 +60,7 @@ function onView(view, whole) {
   }
 }
 
-// ------------------------------------------------------------- wiring
+// ----------------------------------------------------- event handlers
 $("join-form").addEventListener("submit", join);
 nameCounter($("name"), $("name-count"));
 phone.confirm = () => { confirmPick(phone); };

@@ -1,6 +1,6 @@
 """Finished games, added up: each player's result, the statistics and the CSV export.
 
-Everything here is recomputed from the stored records by replaying them: the record
+Everything here is recomputed from the stored records by resolving them: the record
 is the one truth about a game, so the figures can never drift from what was played.
 A finished game never changes, so its results are worked out once and kept.
 """
@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kalimambo.engine.game import PlayedRound, record_dict
-from kalimambo.engine.record import parse_record, replay
+from kalimambo.engine.record import parse_record, resolve_record
 from kalimambo.engine.setup import check_setup
 from kalimambo.web.storage.store import GameRow, Store
 
@@ -72,7 +72,7 @@ def game_results(game_id: int, finished: float, record: dict[str, Any],
                  bots: Iterable[str] = ()) -> list[PlayerResult]:
     """Every player's result in one finished game, in seat order."""
     players: Sequence[str] = record["players"]
-    result = replay(parse_record(record), with_events=True)
+    result = resolve_record(parse_record(record), with_events=True)
     causes = {name: {"rammed": 0, "dung": 0, "for_kali": 0} for name in players}
     for snapshot in result["snapshots"]:
         for event in snapshot["events"]:
@@ -90,7 +90,7 @@ def game_results(game_id: int, finished: float, record: dict[str, Any],
 
 
 class Archive:
-    """The table's finished games, read from the store and replayed once each."""
+    """The table's finished games, read from the store and resolved once each."""
 
     def __init__(self, store: Store, lock: Any) -> None:
         self.store = store
@@ -219,7 +219,7 @@ def score_sheet(store: Store, game_id: int) -> ScoreSheet | None:
     record = stored_record(store, row) if row is not None else None
     if row is None or record is None:
         return None
-    result = replay(parse_record(record))
+    result = resolve_record(parse_record(record))
     players: list[str] = record["players"]
     rounds, before = [], dict.fromkeys(players, 0)
     for number, (played, snapshot) in enumerate(zip(record["rounds"], result["snapshots"],

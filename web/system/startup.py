@@ -109,7 +109,7 @@ def _check_settings(store: Store) -> None:
 
 
 def _check_current_game(store: Store) -> None:
-    """Rebuild the current game as the table will: every stored round replayed."""
+    """Rebuild the current game as the table will: every stored round played again."""
     row = store._db.execute("SELECT id, track_length, players, setup, kali_deck, started "
                             "FROM games WHERE archived = 0 ORDER BY id DESC LIMIT 1"
                             ).fetchone()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from kalimambo.web.core.happenings import TableEvent
-from kalimambo.web.core.state import TableState
+from kalimambo.web.core.state import StateMachine
 from kalimambo.web.table.replay import Replays
 
 
@@ -38,7 +38,7 @@ class PlaybackMode(Protocol):
 class LiveMode:
     """The table's own game; in its lobby, the clock also starts attract mode."""
 
-    def __init__(self, state: TableState, replays: Replays) -> None:
+    def __init__(self, state: StateMachine, replays: Replays) -> None:
         self.state = state
         self.replays = replays
 
@@ -62,7 +62,7 @@ class LiveMode:
 class ReplayMode:
     """A stored game played back on its own board (``replay``)."""
 
-    def __init__(self, state: TableState, replays: Replays) -> None:
+    def __init__(self, state: StateMachine, replays: Replays) -> None:
         self.state = state
         self.replays = replays
 

@@ -30,7 +30,7 @@ class Change:
     version: int
     view: dict[str, Any]
     """The ``PublicView``, typed as the plain dict its readers take (the strip's
-    ``strip_view``, the lights wiring, the modes): mypy lets no TypedDict pass as one."""
+    ``strip_view``, the lights link, the modes): mypy lets no TypedDict pass as one."""
     view_json: bytes
     patch_json: bytes | None
     """The JSON Patch from the view before (None for the first view)."""

@@ -6,7 +6,7 @@ own board: it never touches the table's game, the store's rows or any statistic.
 view carries it as ``replay`` (``replay.board`` is shaped like the live view's board
 part, so the strip and the board page draw it with the code that draws a live round).
 It stops when the table's game, phase or seats change.  No clock and no threads here:
-the table passes ``now`` and its service wakes the table at ``due()`` (the same timer
+the table passes ``now`` and its hub wakes the table at ``due()`` (the same timer
 as the live playback), so tests drive it with an injected clock.
 """
 

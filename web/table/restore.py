@@ -15,7 +15,7 @@ from kalimambo.engine.setup import Setup
 from kalimambo.web.core.happenings import Settings
 from kalimambo.web.core.placing import Placing
 from kalimambo.web.core.seats import Seat, new_seat_id
-from kalimambo.web.core.state import TableState
+from kalimambo.web.core.state import StateMachine
 from kalimambo.web.storage.store import SeatRow, SettingKey, StorageError, Store
 
 
@@ -52,7 +52,7 @@ def _give_seat_ids(store: Store, game_id: int, seats: list[Seat]) -> None:
 
 
 def restore(store: Store, track_length: int, settings: Settings,
-            now: float) -> tuple[int, TableState]:
+            now: float) -> tuple[int, StateMachine]:
     """The current game's id and its state (a new lobby if the store has none)."""
     row = store.current_game()
     if row is None:
@@ -64,15 +64,15 @@ def restore(store: Store, track_length: int, settings: Settings,
     if any(not seat.id for seat in seats):
         _give_seat_ids(store, row.id, seats)
     if row.started is None or row.setup is None or row.players is None:
-        return row.id, TableState(track_length, settings, seats)
+        return row.id, StateMachine(track_length, settings, seats)
     game = Game(row.players, Setup(row.setup["rhino"], tuple(row.setup["order"]),
                                    tuple(row.setup["dung"])),
                 row.track_length, kali_deck=row.kali_deck)
     rounds = [(played.cards, played.kali) for played in store.rounds(row.id)]
-    replay_last = store.setting(SettingKey.PLAYBACK, None) == [row.id, len(rounds)]
+    play_last_again = store.setting(SettingKey.PLAYBACK, None) == [row.id, len(rounds)]
     picks = store.picks(row.id, len(rounds) + 1)  # used only if a round is open
-    return row.id, TableState.restore(row.track_length, settings, seats, game, rounds,
-                                      picks, replay_last, now, stored_placing(store, row.id))
+    return row.id, StateMachine.restore(row.track_length, settings, seats, game, rounds,
+                                        picks, play_last_again, now, stored_placing(store, row.id))
 
 
 def stored_placing(store: Store, game_id: int) -> Placing | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kalimambo.engine.record import parse_record, replay
+from kalimambo.engine.record import parse_record, resolve_record
 from kalimambo.engine.timeline import BoardState
 from kalimambo.web.core.seats import COLOURS
 from kalimambo.web.storage.archive import stored_record
@@ -47,7 +47,7 @@ def load_game(store: Store, row: GameRow) -> ReplayGame | None:
     if record is None or not record["rounds"]:
         return None
     parsed = parse_record(record)
-    result = replay(parsed, with_events=True)
+    result = resolve_record(parsed, with_events=True)
     players = list(parsed.players)
     before = BoardState(parsed.setup.rhino, parsed.setup.positions(parsed.track_length),
                         dict.fromkeys(players, 0))

@@ -16,7 +16,7 @@ from typing import Any
 
 from kalimambo.engine.game import Game
 from kalimambo.engine.players import DEFAULT_LEVEL
-from kalimambo.web.core.state import TableState
+from kalimambo.web.core.state import StateMachine
 from kalimambo.web.table import bots
 from kalimambo.web.table.hints import HintDesk
 from kalimambo.web.table.tasks import InlineRunner
@@ -34,7 +34,7 @@ def seed(*parts: object) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def round_key(game_id: int, state: TableState) -> RoundKey:
+def round_key(game_id: int, state: StateMachine) -> RoundKey:
     """The round being picked now, as a computer player's answer must match it."""
     return game_id, state.epoch, state.game.current_round if state.game else 0
 
@@ -46,7 +46,7 @@ class Thinking:
         self.runner = runner or InlineRunner()
         self.hint_desk = HintDesk()
 
-    def ask_bots(self, game_id: int, state: TableState, play: BotPlay) -> None:
+    def ask_bots(self, game_id: int, state: StateMachine, play: BotPlay) -> None:
         """Every computer player still to pick works out its card (at once, or in the
         background) and hands it to ``play``."""
         game = state.game
@@ -67,7 +67,7 @@ class Thinking:
 
         self.runner.spawn(think)
 
-    def hint_for(self, game_id: int, state: TableState,
+    def hint_for(self, game_id: int, state: StateMachine,
                  seat_id: str, name: str) -> Callable[[], dict[str, Any]]:
         """The search for ``name``'s hint, made under the table's lock and run outside
         it (one search per seat and round, shared: ``HintDesk``)."""

@@ -124,9 +124,9 @@ function row(p, wins) {
     el("td", {}, decimal().format(p.mean)));
 }
 
-function drawTable(people) {
-  const table = $("lb-table");
-  table.textContent = "";
+function drawRanking(people) {
+  const ranking = $("lb-table");
+  ranking.textContent = "";
   // the Wins column only once a person has won: a column of zeros beside "Winner: Zuri"
   // would rank nobody
   const wins = people.some((p) => p.wins > 0);
@@ -136,8 +136,8 @@ function drawTable(people) {
     el("th", { scope: "col" }, t("lb.games")),
     el("th", { scope: "col" }, t("lb.best")),
     el("th", { scope: "col" }, t("lb.mean")));
-  table.appendChild(el("thead", {}, head));
-  table.appendChild(el("tbody", {}, people.slice(0, SHOWN).map((p) => row(p, wins))));
+  ranking.appendChild(el("thead", {}, head));
+  ranking.appendChild(el("tbody", {}, people.slice(0, SHOWN).map((p) => row(p, wins))));
 }
 
 /** What the computer players won today, and how people are ranked without a win. */
@@ -191,7 +191,7 @@ export function renderLeaderboard(board) {
   if (!show) return;
   setText($("lb-sub"), t("lb.games_today", { games: stats.games }));
   drawBots(stats.players || [], people);
-  drawTable(people);
+  drawRanking(people);
   drawTitles(people);
   fit();
 }

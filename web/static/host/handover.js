@@ -3,7 +3,7 @@
 
 import { $ } from "../common/dom.js";
 import { renderHand } from "../common/cards.js";
-import { confirmPick as sendPick } from "../common/confirmpick.js";
+import { sendPick } from "../common/sendpick.js";
 import { modal } from "../common/dialog.js";
 import { t } from "../common/i18n.js";
 import { colourOf } from "../common/names.js";
@@ -72,7 +72,7 @@ function drawHand() {
     : t("pick.choose");
 }
 
-async function confirmPick() {
+async function confirmHostedPick() {
   const ho = handover;
   if (!ho) return;
   const taken = await sendPick(ho, ho.round, async (body) =>
@@ -87,5 +87,5 @@ async function confirmPick() {
 $("ho-show").addEventListener("click", showHand);
 $("ho-cancel").addEventListener("click", closeHandover);
 $("ho-abort").addEventListener("click", closeHandover);
-$("ho-confirm").addEventListener("click", confirmPick);
+$("ho-confirm").addEventListener("click", confirmHostedPick);
 $("ho-back").addEventListener("click", closeHandover);

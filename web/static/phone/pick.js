@@ -1,7 +1,7 @@
 /* Picking on the phone: confirming the tapped card, and the hint. */
 
 import { api } from "../common/api.js";
-import { confirmPick as sendPick } from "../common/confirmpick.js";
+import { sendPick } from "../common/sendpick.js";
 import { $ } from "../common/dom.js";
 import { t } from "../common/i18n.js";
 import { toast } from "../common/toast.js";

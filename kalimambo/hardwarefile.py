@@ -15,18 +15,18 @@ def config_path(path: str | None) -> str | None:
     return str(DEFAULT_CONFIG) if DEFAULT_CONFIG.exists() else None
 
 
-def load_board(path: str | None) -> Any:
-    """The board config; raises ValueError with a one-line reason."""
-    from kalimambo.firmware.board import BoardFileError, default_board, load_board_file
+def load_hardware(path: str | None) -> Any:
+    """The board file read (a ``HardwareConfig``); raises ValueError with a one-line reason."""
+    from kalimambo.firmware.hardware import HardwareFileError, default_hardware, load_hardware_file
 
     path = config_path(path)
     if path is None:
-        return default_board()
+        return default_hardware()
     if not Path(path).is_file():
         raise ValueError(f"board file {path}: not found")
     try:
-        return load_board_file(path)
-    except BoardFileError as error:  # its message already starts with the file's name
+        return load_hardware_file(path)
+    except HardwareFileError as error:  # its message already starts with the file's name
         raise ValueError(str(error)) from None
     except OSError as error:
         raise ValueError(f"board file {path}: {error.strerror or error}") from None

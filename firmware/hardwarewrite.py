@@ -16,7 +16,7 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from kalimambo.firmware.board import BoardConfig, BoardFileError, parse_board
+from kalimambo.firmware.hardware import HardwareConfig, HardwareFileError, parse_hardware
 
 HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$")
 PER_LINE = 8
@@ -98,7 +98,7 @@ def with_layout(text: str, layout: Sequence[Sequence[int]], led_count: int | Non
 
 
 def write_layout(path: str | Path, layout: Sequence[Sequence[int]],
-                 led_count: int | None = None) -> BoardConfig:
+                 led_count: int | None = None) -> HardwareConfig:
     """Write the calibrated layout into the board file at ``path`` (made if missing);
     the new file is checked first, and replaces the old one in one step."""
     target = Path(path)
@@ -108,12 +108,12 @@ def write_layout(path: str | Path, layout: Sequence[Sequence[int]],
         text = "# Kalimambo board file (see docs/CONTRACTS.md)\n"
     new_text = with_layout(text, layout, led_count)
     try:
-        board = parse_board(tomllib.loads(new_text), str(target))
-    except (tomllib.TOMLDecodeError, BoardFileError) as error:
-        raise BoardFileError(f"{target}: the calibrated file would not be valid: "
-                             f"{error}") from None
+        hardware = parse_hardware(tomllib.loads(new_text), str(target))
+    except (tomllib.TOMLDecodeError, HardwareFileError) as error:
+        raise HardwareFileError(f"{target}: the calibrated file would not be valid: "
+                                f"{error}") from None
     replace_text(target, new_text)
-    return board
+    return hardware
 
 
 def replace_text(path: Path, text: str) -> None:

@@ -1,5 +1,5 @@
-"""What lives on the app (``app.extensions["kalimambo"]``): the table, the event streams'
-fan-out and the lights link, built together in one place."""
+"""The hub, what lives on the app (``app.extensions["kalimambo"]``): the table, the event
+streams' fan-out and the lights link, built together in one place."""
 
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ from kalimambo.web.live.stripview import strip_view
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.hostlogin import HostAuth
 from kalimambo.web.table.publisher import Change
-from kalimambo.web.table.service import Table
+from kalimambo.web.table.table import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 log = logging.getLogger(__name__)
 
 
-class TableService:
+class Hub:
     """The table, the lights link and the event streams' fan-out, made here together, each
     given what it needs: every change goes to the streams and, over the lights socket, to
     the lights process; its button presses come back as table commands.  Keeps the

@@ -1,4 +1,4 @@
-"""The table's service: the lock, the store and the clock around the pure state machine
+"""The running table: the lock, the store and the clock around the pure state machine
 (``kalimambo.web.core.state``), and the table's commands.
 
 One ``Table`` per app.  Every command runs under one lock: the machine checks it and

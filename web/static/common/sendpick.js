@@ -1,5 +1,5 @@
-/* Confirming a tapped card as a seat's pick for the round, as the phone does it and
-   the host page's hand-over (a seat played without a phone) does it. */
+/* Sending a tapped card as a seat's pick for the round, one send at a time: for the
+   phone's confirm and the host page's hand-over (a seat played without a phone). */
 
 /** The seat's tapped card and whether its pick is on its way.
     @typedef {{selected: number | null, sending?: boolean}} Pending */
@@ -13,7 +13,7 @@
     @param {Pending} pending  @param {number} round
     @param {(body: {round: number, card: number}) => Promise<boolean>} send
     @returns {Promise<boolean | null>} */
-export async function confirmPick(pending, round, send) {
+export async function sendPick(pending, round, send) {
   const card = pending.selected;
   if (card === null || pending.sending) return null;
   pending.sending = true;

@@ -1,4 +1,6 @@
-"""The board file: which LEDs sit under which space, and the strip's hardware.
+"""The board file read into a ``HardwareConfig``: which LEDs sit under which space, and
+the strip's hardware (in the code the board file read is "the hardware"; "board" is the
+game's).
 
 A builder writes it once (TOML, docs/CONTRACTS.md "Board file"); every key is
 checked here, before any hardware is touched, and a mistake is refused with a
@@ -35,12 +37,12 @@ MAX_FILE_BYTES = 1 << 20
 Layout = tuple[tuple[int, ...], ...]
 
 
-class BoardFileError(ValueError):
+class HardwareFileError(ValueError):
     """A board file with a mistake; the message names the key and what is wrong."""
 
 
 @dataclass(frozen=True, slots=True)
-class BoardConfig:
+class HardwareConfig:
     """Everything the board file says, checked and with defaults filled in."""
 
     spaces: int = DEFAULT_TRACK_LENGTH
@@ -83,9 +85,9 @@ class BoardConfig:
         return {led: space for space, leds in enumerate(self.layout) for led in leds}
 
 
-def default_board() -> BoardConfig:
+def default_hardware() -> HardwareConfig:
     """32 spaces, LED *i* under space *i*, simulated-or-real strip picked automatically."""
-    return BoardConfig()
+    return HardwareConfig()
 
 
 def helper_layout(spaces: int, led_count: int, first_led: int = 0, leds_per_space: int = 1,
@@ -109,24 +111,24 @@ def _describe(value: object) -> str:
         value, bool) else str(value)
 
 
-def _int(table: Mapping[str, Any], name: str, key: str, default: int, low: int,
+def _int(section: Mapping[str, Any], name: str, key: str, default: int, low: int,
          high: int) -> int:
-    value = table.get(name, default)
+    value = section.get(name, default)
     if not is_int(value) or not low <= value <= high:
-        raise BoardFileError(f"{key}: must be a whole number from {low} to {high} "
-                             f"(got {_describe(value)})")
+        raise HardwareFileError(f"{key}: must be a whole number from {low} to {high} "
+                                f"(got {_describe(value)})")
     return value
 
 
-def _optional_pin(table: Mapping[str, Any], name: str, key: str) -> int | None:
-    if name not in table:
+def _optional_pin(section: Mapping[str, Any], name: str, key: str) -> int | None:
+    if name not in section:
         return None
-    return _int(table, name, key, 0, BCM_PINS.start, BCM_PINS.stop - 1)
+    return _int(section, name, key, 0, BCM_PINS.start, BCM_PINS.stop - 1)
 
 
-def _number(table: Mapping[str, Any], name: str, key: str, default: float, low: float,
+def _number(section: Mapping[str, Any], name: str, key: str, default: float, low: float,
             high: float, low_open: bool = False) -> float:
-    value = table.get(name, default)
+    value = section.get(name, default)
     ok = is_int(value) or isinstance(value, float)
     if ok and not math.isfinite(value):  # nan and inf pass every comparison check
         ok = False
@@ -134,40 +136,40 @@ def _number(table: Mapping[str, Any], name: str, key: str, default: float, low: 
         ok = False
     if not ok:
         bound = f"more than {low:g}" if low_open else f"at least {low:g}"
-        raise BoardFileError(f"{key}: must be a number {bound} and at most {high:g} "
-                             f"(got {_describe(value)})")
+        raise HardwareFileError(f"{key}: must be a number {bound} and at most {high:g} "
+                                f"(got {_describe(value)})")
     return float(value)
 
 
-def _bool(table: Mapping[str, Any], name: str, key: str, default: bool) -> bool:
-    value = table.get(name, default)
+def _bool(section: Mapping[str, Any], name: str, key: str, default: bool) -> bool:
+    value = section.get(name, default)
     if not isinstance(value, bool):
-        raise BoardFileError(f"{key}: must be true or false (got {_describe(value)})")
+        raise HardwareFileError(f"{key}: must be true or false (got {_describe(value)})")
     return value
 
 
-def _choice(table: Mapping[str, Any], name: str, key: str, default: str,
+def _choice(section: Mapping[str, Any], name: str, key: str, default: str,
             choices: tuple[str, ...]) -> str:
-    value = table.get(name, default)
+    value = section.get(name, default)
     if value not in choices:
-        raise BoardFileError(f"{key}: must be one of {', '.join(choices)} "
-                             f"(got {_describe(value)})")
+        raise HardwareFileError(f"{key}: must be one of {', '.join(choices)} "
+                                f"(got {_describe(value)})")
     assert isinstance(value, str)
     return value
 
 
-def _table(data: Mapping[str, Any], name: str, known: tuple[str, ...]) -> Mapping[str, Any]:
-    table = data.get(name, {})
-    if not isinstance(table, dict):
-        raise BoardFileError(f"{name}: must be a table ([{name}])")
-    for key in table:
+def _section(data: Mapping[str, Any], name: str, known: tuple[str, ...]) -> Mapping[str, Any]:
+    section = data.get(name, {})
+    if not isinstance(section, dict):
+        raise HardwareFileError(f"{name}: must be a table ([{name}])")
+    for key in section:
         if key not in known:
-            raise BoardFileError(f"{name}.{key}: unknown key (known in [{name}]: "
-                                 f"{', '.join(known)})")
-    return table
+            raise HardwareFileError(f"{name}.{key}: unknown key (known in [{name}]: "
+                                    f"{', '.join(known)})")
+    return section
 
 
-TABLES: dict[str, tuple[str, ...]] = {
+SECTIONS: dict[str, tuple[str, ...]] = {
     "track": ("spaces",),
     "strip": ("backend", "led_count", "gpio", "dma", "pwm_channel", "frequency_hz", "invert",
               "strip_type", "colour_order", "device", "gamma", "max_brightness"),
@@ -188,49 +190,49 @@ def _colour_order(strip: Mapping[str, Any], strip_type: str) -> str:
     ok = sorted(rgb) == ["B", "G", "R"] and (
         len(letters) == 3 or (len(letters) == 4 and letters[3] == "W"))
     if not ok:
-        raise BoardFileError(f"strip.colour_order: must be the letters R, G, B in the order "
-                             f"the strip wants them, like \"GRB\" (got {_describe(value)})")
+        raise HardwareFileError(f"strip.colour_order: must be the letters R, G, B in the order "
+                                f"the strip wants them, like \"GRB\" (got {_describe(value)})")
     if len(letters) == 4 and strip_type != "sk6812w":
-        raise BoardFileError(f"strip.colour_order: {letters} has a W channel, but "
-                             f"strip.strip_type is {strip_type!r} (use \"sk6812w\")")
+        raise HardwareFileError(f"strip.colour_order: {letters} has a W channel, but "
+                                f"strip.strip_type is {strip_type!r} (use \"sk6812w\")")
     return rgb
 
 
 def _explicit_layout(value: object, spaces: int, led_count: int) -> Layout:
     if not isinstance(value, list):
-        raise BoardFileError("layout.spaces: must be a list with one entry per space, "
-                             "each a list of LED numbers, like [[0], [1], [2, 3]]")
+        raise HardwareFileError("layout.spaces: must be a list with one entry per space, "
+                                "each a list of LED numbers, like [[0], [1], [2, 3]]")
     if len(value) != spaces:
-        raise BoardFileError(f"layout.spaces: has {len(value)} entries but track.spaces "
-                             f"is {spaces} (one entry per space)")
+        raise HardwareFileError(f"layout.spaces: has {len(value)} entries but track.spaces "
+                                f"is {spaces} (one entry per space)")
     seen: dict[int, int] = {}
     result = []
     for space, entry in enumerate(value):
         key = f"layout.spaces[{space}]"
         leds = entry if isinstance(entry, list) else [entry]
         if not leds:
-            raise BoardFileError(f"{key}: space {space} has no LED (every space needs one)")
+            raise HardwareFileError(f"{key}: space {space} has no LED (every space needs one)")
         for led in leds:
             if not is_int(led) or not 0 <= led < led_count:
-                raise BoardFileError(f"{key}: {_describe(led)} is not an LED number "
-                                     f"0 to {led_count - 1}")
+                raise HardwareFileError(f"{key}: {_describe(led)} is not an LED number "
+                                        f"0 to {led_count - 1}")
             if led in seen:
-                raise BoardFileError(f"{key}: LED {led} is already under space {seen[led]}")
+                raise HardwareFileError(f"{key}: LED {led} is already under space {seen[led]}")
             seen[led] = space
         result.append(tuple(leds))
     return tuple(result)
 
 
-def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig:
-    """Check a board file's parsed TOML and give the ``BoardConfig`` it describes."""
+def parse_hardware(data: Mapping[str, Any], path: str | None = None) -> HardwareConfig:
+    """Check a board file's parsed TOML and give the ``HardwareConfig`` it describes."""
     for key, value in data.items():
         if key in TOP_LEVEL_TEXT:
             if not isinstance(value, str):
-                raise BoardFileError(f"{key}: must be text")
-        elif key not in TABLES:
-            raise BoardFileError(f"{key}: unknown table or key (known: "
-                                 f"{', '.join((*TABLES, *TOP_LEVEL_TEXT))})")
-    t = {name: _table(data, name, known) for name, known in TABLES.items()}
+                raise HardwareFileError(f"{key}: must be text")
+        elif key not in SECTIONS:
+            raise HardwareFileError(f"{key}: unknown table or key (known: "
+                                    f"{', '.join((*SECTIONS, *TOP_LEVEL_TEXT))})")
+    t = {name: _section(data, name, known) for name, known in SECTIONS.items()}
     # The board's spaces are the game's track: the same default and the same most.
     spaces = _int(t["track"], "spaces", "track.spaces", DEFAULT_TRACK_LENGTH, 4,
                   MAX_TRACK_LENGTH)
@@ -240,26 +242,26 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
     led_count = _int(strip, "led_count", "strip.led_count", spaces, 1, MAX_LEDS)
     gpio = _int(strip, "gpio", "strip.gpio", 18, 0, 27)
     if backend == "ws281x" and gpio not in WS281X_PINS:
-        raise BoardFileError(f"strip.gpio: the ws281x backend drives GPIO 18 or 12 (PWM0), "
-                             f"13 or 19 (PWM1), 21 (PCM) or 10 (SPI), not {gpio}")
+        raise HardwareFileError(f"strip.gpio: the ws281x backend drives GPIO 18 or 12 (PWM0), "
+                                f"13 or 19 (PWM1), 21 (PCM) or 10 (SPI), not {gpio}")
     dma = _int(strip, "dma", "strip.dma", 10, 1, 14)
     if dma == 5:
-        raise BoardFileError("strip.dma: DMA 5 is used by the SD card on current Pi OS "
-                             "kernels; use 10")
+        raise HardwareFileError("strip.dma: DMA 5 is used by the SD card on current Pi OS "
+                                "kernels; use 10")
     default_channel = 1 if gpio in (13, 19) else 0
     pwm_channel = _int(strip, "pwm_channel", "strip.pwm_channel", default_channel, 0, 1)
     if gpio in WS281X_PINS and WS281X_PINS[gpio].startswith("PWM") and (
             pwm_channel != int(WS281X_PINS[gpio][-1])):
-        raise BoardFileError(f"strip.pwm_channel: GPIO {gpio} is on {WS281X_PINS[gpio]}, "
-                             f"so pwm_channel must be {WS281X_PINS[gpio][-1]}")
+        raise HardwareFileError(f"strip.pwm_channel: GPIO {gpio} is on {WS281X_PINS[gpio]}, "
+                                f"so pwm_channel must be {WS281X_PINS[gpio][-1]}")
     frequency = _int(strip, "frequency_hz", "strip.frequency_hz", 800_000, 400_000, 800_000)
     invert = _bool(strip, "invert", "strip.invert", False)
     strip_type = _choice(strip, "strip_type", "strip.strip_type", "ws2812", STRIP_TYPES)
     colour_order = _colour_order(strip, strip_type)
     device = strip.get("device", "/dev/leds0")
     if not isinstance(device, str) or not device.startswith("/"):
-        raise BoardFileError(f"strip.device: must be an absolute path like \"/dev/leds0\" "
-                             f"(got {_describe(device)})")
+        raise HardwareFileError(f"strip.device: must be an absolute path like \"/dev/leds0\" "
+                                f"(got {_describe(device)})")
     gamma = _number(strip, "gamma", "strip.gamma", 2.2, 1.0, 3.0)
     max_brightness = _number(strip, "max_brightness", "strip.max_brightness", 0.5, 0.0, 1.0,
                              low_open=True)
@@ -273,9 +275,9 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
         per_space = _int(lay, "leds_per_space", "layout.leds_per_space", 1, 1, 16)
         reversed_ = _bool(lay, "reversed", "layout.reversed", False)
         if spaces * per_space > led_count:
-            raise BoardFileError(f"layout.leds_per_space: {spaces} spaces x {per_space} LEDs "
-                                 f"need {spaces * per_space} LEDs, but strip.led_count is "
-                                 f"{led_count}")
+            raise HardwareFileError(f"layout.leds_per_space: {spaces} spaces x {per_space} LEDs "
+                                    f"need {spaces * per_space} LEDs, but strip.led_count is "
+                                    f"{led_count}")
         layout = helper_layout(spaces, led_count, first_led, per_space, reversed_)
         explicit = False
 
@@ -284,8 +286,8 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
     per_led = _number(power, "ma_per_led", "power.ma_per_led", 60, 0, 200, low_open=True)
     idle = _number(power, "idle_ma_per_led", "power.idle_ma_per_led", 1, 0, 10)
     if idle * led_count >= supply:
-        raise BoardFileError(f"power.supply_ma: {supply:g} mA does not even cover the idle "
-                             f"current of {led_count} LEDs ({idle * led_count:g} mA)")
+        raise HardwareFileError(f"power.supply_ma: {supply:g} mA does not even cover the idle "
+                                f"current of {led_count} LEDs ({idle * led_count:g} mA)")
 
     buttons = t["buttons"]
     button_next = _optional_pin(buttons, "next", "buttons.next")
@@ -295,8 +297,8 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
     new_game_hold = _number(buttons, "new_game_hold_s", "buttons.new_game_hold_s", 5.0, 0, 60,
                             low_open=True)
     if new_game_hold <= undo_hold:
-        raise BoardFileError(f"buttons.new_game_hold_s: must be longer than undo_hold_s "
-                             f"({undo_hold:g} s)")
+        raise HardwareFileError(f"buttons.new_game_hold_s: must be longer than undo_hold_s "
+                                f"({undo_hold:g} s)")
     buzzer = t["buzzer"]
     buzzer_pin = _optional_pin(buzzer, "pin", "buzzer.pin")
     tonal = _bool(buzzer, "tonal", "buzzer.tonal", True)
@@ -306,14 +308,14 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
         if pin is None:
             continue
         if pin in used:
-            raise BoardFileError(f"{key}: GPIO {pin} is already used by {used[pin]}")
+            raise HardwareFileError(f"{key}: GPIO {pin} is already used by {used[pin]}")
         used[pin] = key
 
     host_pin = t["host"].get("pin")
     if host_pin is not None and (not isinstance(host_pin, str) or not host_pin.isdigit()
                                  or not 4 <= len(host_pin) <= 8):
-        raise BoardFileError(f"host.pin: must be 4 to 8 digits in quotes, like \"4821\" "
-                             f"(got {_describe(host_pin)})")
+        raise HardwareFileError(f"host.pin: must be 4 to 8 digits in quotes, like \"4821\" "
+                                f"(got {_describe(host_pin)})")
 
     anim = t["animation"]
     pacing = _choice(anim, "pacing", "animation.pacing", DEFAULT_PACING, PACINGS)
@@ -321,7 +323,7 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
                     PAUSE_MS_MAX)
     fps = _int(anim, "fps", "animation.fps", 30, 5, 120)
 
-    return BoardConfig(
+    return HardwareConfig(
         spaces=spaces, backend=backend, led_count=led_count, gpio=gpio, dma=dma,
         pwm_channel=pwm_channel, frequency_hz=frequency, invert=invert, strip_type=strip_type,
         colour_order=colour_order, device=device, gamma=gamma, max_brightness=max_brightness,
@@ -332,38 +334,38 @@ def parse_board(data: Mapping[str, Any], path: str | None = None) -> BoardConfig
         path=path)
 
 
-def load_board_data(path: str | Path) -> dict[str, Any]:
-    """The parsed TOML of a board file, unchecked; ``BoardFileError`` if unreadable."""
+def load_hardware_data(path: str | Path) -> dict[str, Any]:
+    """The parsed TOML of a board file, unchecked; ``HardwareFileError`` if unreadable."""
     name = str(path)
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
-        raise BoardFileError(f"{name}: no such board file") from None
+        raise HardwareFileError(f"{name}: no such board file") from None
     except IsADirectoryError:
-        raise BoardFileError(f"{name}: is a directory, not a board file") from None
+        raise HardwareFileError(f"{name}: is a directory, not a board file") from None
     except OSError as error:
-        raise BoardFileError(f"{name}: cannot read it ({error.strerror})") from None
+        raise HardwareFileError(f"{name}: cannot read it ({error.strerror})") from None
     if len(raw) > MAX_FILE_BYTES:
-        raise BoardFileError(f"{name}: too big for a board file (over "
-                             f"{MAX_FILE_BYTES // 1024} KB)")
+        raise HardwareFileError(f"{name}: too big for a board file (over "
+                                f"{MAX_FILE_BYTES // 1024} KB)")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise BoardFileError(f"{name}: not a text file (byte {error.start} is not "
-                             "UTF-8)") from None
+        raise HardwareFileError(f"{name}: not a text file (byte {error.start} is not "
+                                "UTF-8)") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise BoardFileError(f"{name}: not valid TOML: {error}") from None
+        raise HardwareFileError(f"{name}: not valid TOML: {error}") from None
     except RecursionError:
-        raise BoardFileError(f"{name}: not valid TOML: nested too deeply") from None
+        raise HardwareFileError(f"{name}: not valid TOML: nested too deeply") from None
 
 
-def load_board_file(path: str | Path) -> BoardConfig:
-    """Read and check a board file; raise ``BoardFileError`` ("FILE: key: problem")."""
-    data = load_board_data(path)
+def load_hardware_file(path: str | Path) -> HardwareConfig:
+    """Read and check a board file; raise ``HardwareFileError`` ("FILE: key: problem")."""
+    data = load_hardware_data(path)
     try:
-        return parse_board(data, str(path))
-    except BoardFileError as error:
-        raise BoardFileError(f"{path}: {error}") from None
+        return parse_hardware(data, str(path))
+    except HardwareFileError as error:
+        raise HardwareFileError(f"{path}: {error}") from None

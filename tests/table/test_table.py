@@ -1,4 +1,4 @@
-"""The service around the state machine: saved before applied, and a refused write
+"""The table around the state machine: saved before applied, and a refused write
 changes nothing (real SQLite, no Flask, no threads, a clock the test sets)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from kalimambo.web.core.happenings import PickMade, RoundOpened, RoundResolved, 
 from kalimambo.web.storage.store import StorageError, Store
 from kalimambo.web.table.hostlogin import HostAuth
 from kalimambo.web.table.publisher import Change
-from kalimambo.web.table.service import Table
+from kalimambo.web.table.table import Table
 from kalimambo.web.table.tasks import InlineRunner
 
 NAMES = ["Ana", "Ben", "Caro"]

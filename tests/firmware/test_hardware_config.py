@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kalimambo.firmware.board import (
-    BoardFileError,
-    default_board,
+from kalimambo.firmware.hardware import (
+    HardwareFileError,
+    default_hardware,
     helper_layout,
-    load_board_file,
-    parse_board,
+    load_hardware_file,
+    parse_hardware,
 )
 
 FULL = """
@@ -60,27 +60,27 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_default_board_is_32_spaces_led_i_under_space_i() -> None:
-    board = default_board()
-    assert board.spaces == 32 and board.led_count == 32
-    assert [board.leds_of(s) for s in range(32)] == [(s,) for s in range(32)]
-    assert board.host_pin is None and board.backend == "auto"
+def test_default_hardware_is_32_spaces_led_i_under_space_i() -> None:
+    hardware = default_hardware()
+    assert hardware.spaces == 32 and hardware.led_count == 32
+    assert [hardware.leds_of(s) for s in range(32)] == [(s,) for s in range(32)]
+    assert hardware.host_pin is None and hardware.backend == "auto"
 
 
 def test_full_file_is_read(tmp_path: Path) -> None:
-    board = load_board_file(write(tmp_path, FULL))
-    assert (board.led_count, board.button_next, board.button_undo, board.buzzer_pin) == (
-        64, 17, 27, 22)
-    assert board.host_pin == "4821" and board.pacing == "step" and board.pause_ms == 700
+    hardware = load_hardware_file(write(tmp_path, FULL))
+    assert (hardware.led_count, hardware.button_next, hardware.button_undo,
+            hardware.buzzer_pin) == (64, 17, 27, 22)
+    assert hardware.host_pin == "4821" and hardware.pacing == "step" and hardware.pause_ms == 700
     # reversed from LED 3, two LEDs per space: space 0 -> 3, 2; space 1 -> 1, 0; then wraps
-    assert board.leds_of(0) == (3, 2) and board.leds_of(1) == (1, 0)
-    assert board.leds_of(2) == (63, 62)
-    every = [led for s in range(32) for led in board.leds_of(s)]
+    assert hardware.leds_of(0) == (3, 2) and hardware.leds_of(1) == (1, 0)
+    assert hardware.leds_of(2) == (63, 62)
+    every = [led for s in range(32) for led in hardware.leds_of(s)]
     assert sorted(every) == list(range(64))
 
 
 def test_empty_file_gives_the_defaults(tmp_path: Path) -> None:
-    assert load_board_file(write(tmp_path, "")).layout == default_board().layout
+    assert load_hardware_file(write(tmp_path, "")).layout == default_hardware().layout
 
 
 def test_helper_layout_offsets_and_wraps() -> None:
@@ -92,12 +92,12 @@ def test_explicit_map_overrides_helpers() -> None:
     spaces: list[object] = [[31 - s] for s in range(32)]
     spaces[0] = [32, 31]  # two LEDs under space 0
     spaces[1] = 30  # a bare number is one LED
-    board = parse_board({"strip": {"led_count": 33}, "layout": {"first_led": 5,
-                                                                "spaces": spaces}})
-    assert board.explicit_layout
-    assert board.leds_of(0) == (32, 31) and board.leds_of(1) == (30,)
-    assert board.leds_of(31) == (0,)
-    assert board.space_of_led()[31] == 0
+    hardware = parse_hardware({"strip": {"led_count": 33}, "layout": {"first_led": 5,
+                                                                      "spaces": spaces}})
+    assert hardware.explicit_layout
+    assert hardware.leds_of(0) == (32, 31) and hardware.leds_of(1) == (30,)
+    assert hardware.leds_of(31) == (0,)
+    assert hardware.space_of_led()[31] == 0
 
 
 MISTAKES = [
@@ -155,17 +155,17 @@ MISTAKES = [
 def test_each_mistake_is_refused_with_its_message(tmp_path: Path, text: str,
                                                   message: str) -> None:
     path = write(tmp_path, text)
-    with pytest.raises(BoardFileError) as caught:
-        load_board_file(path)
+    with pytest.raises(HardwareFileError) as caught:
+        load_hardware_file(path)
     assert str(caught.value).startswith(f"{path}: {message}")
     assert "\n" not in str(caught.value)
 
 
 def test_missing_file_and_bad_toml(tmp_path: Path) -> None:
-    with pytest.raises(BoardFileError, match="no such board file"):
-        load_board_file(tmp_path / "nope.toml")
-    with pytest.raises(BoardFileError, match="not valid TOML"):
-        load_board_file(write(tmp_path, "[strip\nled_count = 3"))
+    with pytest.raises(HardwareFileError, match="no such board file"):
+        load_hardware_file(tmp_path / "nope.toml")
+    with pytest.raises(HardwareFileError, match="not valid TOML"):
+        load_hardware_file(write(tmp_path, "[strip\nled_count = 3"))
 
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "hardware" / "boards").glob("*.toml"))
@@ -173,6 +173,6 @@ EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "hardware" / "boards").
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_board_files_load(path: Path) -> None:
-    board = load_board_file(path)
-    every = [led for space in range(board.spaces) for led in board.leds_of(space)]
-    assert len(every) == len(set(every)) and max(every) < board.led_count
+    hardware = load_hardware_file(path)
+    every = [led for space in range(hardware.spaces) for led in hardware.leds_of(space)]
+    assert len(every) == len(set(every)) and max(every) < hardware.led_count

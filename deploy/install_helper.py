@@ -3,7 +3,7 @@
 
 setup.sh runs this with the system ``python3`` (Python 3.11+ for ``tomllib``), before any
 venv exists: it needs the standard library and this checkout's own
-``kalimambo.firmware.board`` and ``boardwrite`` (standard library only too), so that
+``kalimambo.firmware.hardware`` and ``hardwarewrite`` (standard library only too), so that
 setup.sh and the lights check a board file by the same rules and replace files one way.
 Every edit is idempotent: run twice, the second run reports ``unchanged``. With
 ``--dry-run`` an edit only reports what it would do.
@@ -34,8 +34,8 @@ if __name__ == "__main__":  # run by setup.sh with the system python3: no venv y
 
     kalimambo.__path__.append(str(Path(__file__).resolve().parent.parent))
 
-from kalimambo.firmware.board import BoardFileError, load_board_file
-from kalimambo.firmware.boardwrite import replace_text
+from kalimambo.firmware.hardware import HardwareFileError, load_hardware_file
+from kalimambo.firmware.hardwarewrite import replace_text
 
 BLOCK_START = "# >>> kalimambo: added by setup.sh; './setup.sh --uninstall' removes this block"
 BLOCK_END = "# <<< kalimambo"
@@ -49,16 +49,16 @@ class HelperError(Exception):
 def board_info(path: Path) -> dict[str, str]:
     """The few board-file values setup.sh needs: which backend, which pin, how many LEDs.
 
-    The whole file is checked as the lights will check it (firmware/board.py), so a board
+    The whole file is checked as the lights will check it (firmware/hardware.py), so a board
     file setup.sh accepts is one the lights service can start with.
     """
     try:
-        board = load_board_file(path)
-    except BoardFileError as exc:
+        hardware = load_hardware_file(path)
+    except HardwareFileError as exc:
         raise HelperError(str(exc)) from None
-    return {"backend": board.backend, "gpio": str(board.gpio),
-            "led_count": str(board.led_count), "spaces": str(board.spaces),
-            "device": board.device, "strip_type": board.strip_type}
+    return {"backend": hardware.backend, "gpio": str(hardware.gpio),
+            "led_count": str(hardware.led_count), "spaces": str(hardware.spaces),
+            "device": hardware.device, "strip_type": hardware.strip_type}
 
 
 def _split_block(lines: list[str]) -> tuple[list[str], list[str] | None]:
@@ -156,7 +156,7 @@ def main(argv: Sequence[str]) -> int:
                 path = Path(file)
                 return 0 if path.exists() and path.read_text() == sys.stdin.read() else 1
             case _:
-                raise HelperError("unknown command (see the top of deploy/setup_helper.py)")
+                raise HelperError("unknown command (see the top of deploy/install_helper.py)")
     except HelperError as exc:
         sys.stderr.write(f"setup.sh: {exc}\n")
         return 2
