@@ -239,6 +239,32 @@ class Store:
     def set_settings(self, values: dict[str, Any]) -> None:
         self._write(*((SET_SETTING, (key, json.dumps(value))) for key, value in values.items()))
 
+    # -- the stored text as it is, for the start-up check (web/system/startup.py) -------
+    def quick_check(self) -> str:
+        """SQLite's own check of the file: "ok", or what is damaged."""
+        row = self._db.execute("PRAGMA quick_check").fetchone()
+        return "no answer" if row is None else str(row[0])
+
+    def settings_text(self) -> list[tuple[str, str]]:
+        """Every setting's key and its stored JSON text, unread (a broken value is the
+        start-up check's to name)."""
+        return [(str(key), value) for key, value in
+                self._db.execute("SELECT key, value FROM settings")]
+
+    def current_game_text(self) -> tuple[Any, ...] | None:
+        """The current game's id, track length, and its players, set-up and Kali deck as
+        stored JSON text, and when it started."""
+        row: tuple[Any, ...] | None = self._db.execute(
+            "SELECT id, track_length, players, setup, kali_deck, started FROM games "
+            "WHERE archived = 0 ORDER BY id DESC LIMIT 1").fetchone()
+        return row
+
+    def rounds_text(self, game_id: int) -> list[tuple[int, str, Any]]:
+        """A game's rounds in order: number, the cards as stored JSON text, Kali's card."""
+        return [(int(number), cards, kali) for number, cards, kali in self._db.execute(
+            "SELECT round, cards, kali FROM rounds WHERE game_id = ? ORDER BY round",
+            (game_id,))]
+
     # -- host tokens ---------------------------------------------------------------
     def host_tokens(self) -> set[str]:
         return {row[0] for row in self._db.execute("SELECT token_hash FROM host_tokens")}

@@ -101,7 +101,7 @@ def _loads(text: Any, what: str) -> Any:
 
 
 def _check_settings(store: Store) -> None:
-    for key, raw in store._db.execute("SELECT key, value FROM settings"):
+    for key, raw in store.settings_text():
         value = _loads(raw, f"setting {key!r}")
         kind = SETTING_KINDS.get(key)
         if kind is not None and not kind(value):
@@ -110,9 +110,7 @@ def _check_settings(store: Store) -> None:
 
 def _check_current_game(store: Store) -> None:
     """Rebuild the current game as the table will: every stored round played again."""
-    row = store._db.execute("SELECT id, track_length, players, setup, kali_deck, started "
-                            "FROM games WHERE archived = 0 ORDER BY id DESC LIMIT 1"
-                            ).fetchone()
+    row = store.current_game_text()
     if row is None:
         return
     game_id, track_length, players_raw, setup_raw, deck_raw, started = row
@@ -127,9 +125,7 @@ def _check_current_game(store: Store) -> None:
     try:
         game = Game(players, Setup(setup["rhino"], tuple(setup["order"]),
                                    tuple(setup["dung"])), track_length, kali_deck=deck)
-        for number, cards_raw, kali in store._db.execute(
-                "SELECT round, cards, kali FROM rounds WHERE game_id = ? ORDER BY round",
-                (game_id,)):
+        for number, cards_raw, kali in store.rounds_text(game_id):
             game.play_round(_loads(cards_raw, f"game {game_id}'s round {number}"), kali)
     except ValueError:
         raise
@@ -147,9 +143,9 @@ def check_store(path: Path) -> str:
     store: Store | None = None
     try:
         store = Store(path)
-        integrity = store._db.execute("PRAGMA quick_check").fetchone()
-        if integrity is None or integrity[0] != "ok":
-            raise ValueError(f"damaged ({integrity[0] if integrity else 'no answer'})")
+        integrity = store.quick_check()
+        if integrity != "ok":
+            raise ValueError(f"damaged ({integrity})")
         _check_settings(store)
         _check_current_game(store)
         from kalimambo.web.table.hostlogin import stored_key
