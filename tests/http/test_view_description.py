@@ -142,20 +142,28 @@ def play(session: Session) -> None:
     session.look()
     call("POST", "/host/start")
     session.look()
-    undone = False
+    undone_mid, undone_after = False, False
     while session.state()["phase"] != "finished":
         session.pick_all()
         session.answer(PlaybackView, "POST", "/host/next")
         session.answer(PlaybackView, "POST", "/host/next")
         session.look()
-        if session.state()["round"] == 2 and not undone:  # taken back mid-playback
-            undone = True
+        if session.state()["round"] == 2 and not undone_mid:  # taken back mid-playback
+            undone_mid = True
             call("POST", "/host/undo")
             session.look()
-            call("POST", "/host/placed")
+            if session.state()["placing"] is not None:  # the steps shown moved a piece
+                call("POST", "/host/placed")
             continue
         session.answer(PlaybackView, "POST", "/host/skip")
         session.look()
+        if session.state()["round"] == 3 and not undone_after:
+            # taken back once played through: the round's moves are pieces to place
+            undone_after = True
+            call("POST", "/host/undo")
+            session.look()
+            assert session.state()["placing"] is not None
+            call("POST", "/host/placed")
     game_id = session.state()["game_id"]
     session.answer(ReplayView, "POST", "/host/replay", {"game_id": game_id})
     session.answer(PlaybackView, "POST", "/host/next")
