@@ -58,12 +58,15 @@ class Seen:
     """Every answer the page got (its own requests and the ones a test makes from it)."""
 
     def __init__(self, page: Any) -> None:
+        self.page = page
         self.responses: list[Any] = []
         page.on("response", lambda response: self.responses.append(response))
 
     def bodies(self) -> list[tuple[str, bytes | None]]:
-        """Each answer's body (None: one the browser did not keep, which the checks count
-        as a problem: nothing goes unread)."""
+        """Each answer's body (None: one that could not be read, which the checks count
+        as a problem: nothing goes unread). A GET whose body the browser did not keep
+        (the strip's frame poll, cut short by a reload: seen in CI) is asked again from
+        the page, with its cookies, and that answer is read instead."""
         found: list[tuple[str, bytes | None]] = []
         for response in self.responses:
             if "/api/v1/events" in response.url:  # the live stream: public views only
@@ -73,7 +76,11 @@ class Seen:
             try:
                 found.append((response.url, response.body()))
             except Exception:
-                found.append((f"{response.url} ({response.status})", None))
+                again: bytes | None = None
+                if response.request.method == "GET":
+                    status, text = fetch(self.page, "GET", response.url)
+                    again = text.encode() if status == response.status else None
+                found.append((f"{response.url} ({response.status})", again))
         return found
 
 
