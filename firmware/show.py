@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kalimambo.engine.values import is_int
 from kalimambo.firmware.scene import (
     DARK,
     DUNG_COLOUR,
@@ -28,7 +29,7 @@ from kalimambo.firmware.scene import (
 from kalimambo.firmware.steps import (
     GLOW,
     Drawing,
-    Step,
+    StripStep,
     rewind,
     round_end_step,
     setup_step,
@@ -51,7 +52,7 @@ def _shown(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _int(value: Any, default: int = 0) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+    return value if is_int(value) else default
 
 
 class Show:
@@ -69,10 +70,10 @@ class Show:
         self.target = Scene(spaces)
         self.scene = Scene(spaces)
         """The scene before the playing step (equals ``target`` when none plays)."""
-        self.step: Step | None = None
+        self.step: StripStep | None = None
         """The step playing: one of the table's, or the set-up's."""
         self.step_start = 0.0
-        self.ending: Step | None = None
+        self.ending: StripStep | None = None
         """The round's end, swept over the last step as it plays."""
         self.ending_start = 0.0
         self.marks: tuple[tuple[int, RGB], ...] = ()
@@ -139,7 +140,7 @@ class Show:
         colours = seat_colours(view)
         self.winner_colours = tuple(colours[w] for w in winners if w in colours)
 
-    def _start(self, step: Step | None, now: float) -> None:
+    def _start(self, step: StripStep | None, now: float) -> None:
         self.step, self.step_start = step, now
 
     # -- time ---------------------------------------------------------------------
@@ -189,7 +190,7 @@ class Show:
         return self.target.draw()
 
 
-def _fraction(elapsed: float, step: Step) -> float:
+def _fraction(elapsed: float, step: StripStep) -> float:
     return min(1.0, max(0.0, elapsed / step.seconds)) if step.seconds > 0 else 1.0
 
 
@@ -248,7 +249,7 @@ def placing_marks(placing: Any, scene: Scene, track_length: int, spaces: int
 
 
 def _is_space(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return is_int(value) and value >= 0
 
 
 def blink(top: list[RGB], marks: Sequence[tuple[int, RGB]], now: float) -> list[RGB]:

@@ -38,8 +38,9 @@ as a piece gone)."""
 
 
 @dataclass(slots=True)
-class Step:
-    """An animation step, ``seconds`` long (the table's time for it)."""
+class StripStep:
+    """One step of a round as the strip draws it, ``seconds`` long (the table's time for it);
+    the engine's ``timeline.Step`` is the same beat as events."""
 
     seconds: float = 1.0
     cue: str | None = None
@@ -54,7 +55,7 @@ class Step:
 
 
 @dataclass(slots=True)
-class RevealStep(Step):
+class RevealStep(StripStep):
     """Cards are turned over: a faint glow around the ring behind the figures."""
 
     def draw(self, scene: Scene, u: float) -> Drawing:
@@ -66,7 +67,7 @@ class RevealStep(Step):
 
 
 @dataclass(slots=True)
-class StayStep(Step):
+class StayStep(StripStep):
     """A figure's turn came and it stays: it blinks twice where it stands."""
 
     figure: str = ""
@@ -80,7 +81,7 @@ class StayStep(Step):
 
 
 @dataclass(slots=True)
-class MoveStep(Step):
+class MoveStep(StripStep):
     """A move: a short trail from the old space to the new, then the figure blinks
     on its new space so the players move the real one."""
 
@@ -115,7 +116,7 @@ class MoveStep(Step):
 
 
 @dataclass(slots=True)
-class DungStep(Step):
+class DungStep(StripStep):
     """A figure landed on a heap: a splat spreading from the heap's space."""
 
     figure: str = ""
@@ -142,7 +143,7 @@ class DungStep(Step):
 
 
 @dataclass(slots=True)
-class RhinoStep(Step):
+class RhinoStep(StripStep):
     """Mambo runs: a streak along every space he runs, then the rammed figure shakes."""
 
     from_space: int = 0
@@ -176,7 +177,7 @@ class RhinoStep(Step):
 
 
 @dataclass(slots=True)
-class PenaltyStep(Step):
+class PenaltyStep(StripStep):
     """Someone pays: the ring flashes twice in the payer's colour (for Kali's
     penalties, stripes in every payer's colour)."""
 
@@ -197,7 +198,7 @@ class PenaltyStep(Step):
 
 
 @dataclass(slots=True)
-class RoundEndStep(Step):
+class RoundEndStep(StripStep):
     """The round is over: one dim sweep round the ring."""
 
     def draw(self, scene: Scene, u: float) -> Drawing:
@@ -217,7 +218,7 @@ def sweep(top: list[RGB], u: float) -> None:
 
 
 @dataclass(slots=True)
-class SetupStep(Step):
+class SetupStep(StripStep):
     """Set-up: every piece glows dimly where it goes, then heaps, Mambo, each explorer
     and Kali light up one by one, showing where to place every piece."""
 
@@ -278,7 +279,7 @@ def rewind(scene_after: Scene, events: Sequence[Mapping[str, Any]], track_length
 
 
 def table_step(kind: str, events: Sequence[Mapping[str, Any]], seconds: float,
-               colours: Mapping[str, RGB], track_length: int, spaces: int) -> Step | None:
+               colours: Mapping[str, RGB], track_length: int, spaces: int) -> StripStep | None:
     """The animation of one of the table's steps (its ``kind`` and events), ``seconds``
     long; None for a kind this strip does not know (a newer table's)."""
     if not events:
@@ -307,7 +308,7 @@ def table_step(kind: str, events: Sequence[Mapping[str, Any]], seconds: float,
     return None
 
 
-def round_end_step(events: Sequence[Mapping[str, Any]], seconds: float) -> Step | None:
+def round_end_step(events: Sequence[Mapping[str, Any]], seconds: float) -> StripStep | None:
     """The round's end (its closing ``round_end``), for the table's ``seconds``; the
     last round's is the game's end."""
     end = next((e for e in events if e.get("type") == "round_end"), None)

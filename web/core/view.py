@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from kalimambo.engine.rules import DUNG_POINTS
 from kalimambo.engine.setup import Setup
+from kalimambo.engine.values import is_int
 from kalimambo.web.core.seats import Seat
 from kalimambo.web.core.state import StateMachine
 from kalimambo.web.core.viewtypes import (
@@ -49,7 +50,7 @@ def _power(power: object) -> PowerView | None:
 
     def count(key: str) -> int:
         value = power.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+        return value if is_int(value) else 0
 
     throttled = power.get("throttled")
     pi = power.get("pi")
