@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app, request
 
 from kalimambo.web.core.refusals import ApiError, bad_request
 from kalimambo.web.http.limits import MAX_DEPTH
@@ -23,7 +23,15 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 def hub() -> Hub:
     """What a route reaches the table by: ``hub().table`` (its commands check their
     input), and beside it the streams and the lights."""
-    found: Hub = current_app.extensions["kalimambo"]
+    found = app_hub(current_app)
+    if found is None:
+        raise RuntimeError("this app has no hub: make it with create_app")
+    return found
+
+
+def app_hub(app: Flask) -> Hub | None:
+    """The hub ``create_app`` put on ``app`` (None on an app made without one)."""
+    found: Hub | None = app.extensions.get("kalimambo")
     return found
 
 

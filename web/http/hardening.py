@@ -12,6 +12,7 @@ from typing import Any
 from flask import Flask, Response
 
 from kalimambo.web.core.refusals import error_body
+from kalimambo.web.http.api import app_hub
 from kalimambo.web.http.guard import Guard
 from kalimambo.web.storage.store import StorageError
 
@@ -30,7 +31,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(StorageError)
     def storage_failed(error: StorageError) -> Any:
-        hub = app.extensions.get("kalimambo")
+        hub = app_hub(app)
         if hub is not None:  # every page learns at once that changes are not kept
             hub.table.refresh()
         return storage_answer(error)
