@@ -289,23 +289,29 @@ ReplayReason = ReasonRhinoRun | ReasonPenalty | ReasonDung
 """Why attract mode picked the game: its most striking moment."""
 
 
-class ReplayBoard(TypedDict):
-    """A replayed game's board, in the live view's board keys (its history without the
-    rounds' events)."""
+class BoardKeys(TypedDict):
+    """Where the game stands, the keys the live view and a replay's board share (so the
+    board page and the strip draw either alike)."""
 
-    phase: Literal["playing", "finished"]
-    game_id: Annotated[str, Schema(pattern="^replay-[0-9]+$")]
     round: int
     track_length: int
     seats: list[SeatView]
     rhino: int | None
     positions: Scores
     dung: list[int]
+    winners: Names
+
+
+class ReplayBoard(BoardKeys):
+    """A replayed game's board, in the live view's board keys (its history without the
+    rounds' events)."""
+
+    phase: Literal["playing", "finished"]
+    game_id: Annotated[str, Schema(pattern="^replay-[0-9]+$")]
     setup: SetupView
     playback: PlaybackView
     history: list[RoundOutcome]
     last_round: RoundOutcome | None
-    winners: Names
     undone: None
 
 
@@ -419,24 +425,17 @@ Happening = (HappenedSeatsChanged | HappenedGameStarted | HappenedPickMade
 
 
 # -- the views ------------------------------------------------------------------------------
-class TableView(TypedDict):
+class TableView(BoardKeys):
     """The public view's part made from the table's state (``view.public_view``)."""
 
     version: int
     phase: Annotated[str, Schema(enum=PHASES)]
-    round: int
-    track_length: int
-    seats: list[SeatView]
-    rhino: int | None
-    positions: Scores
-    dung: list[int]
     dung_points: Annotated[int, Schema(description="the minus points for landing on a "
                                                    "heap (RULES.md 7)")]
     setup: SetupView | None
     playback: PlaybackView | None
     history: list[HistoryEntry]
     last_round: HistoryEntry | None
-    winners: Names
     undone: int | None
     placing: PlacingView | None
     game_id: int
