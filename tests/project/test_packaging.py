@@ -22,13 +22,30 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The wheel pip builds from the checkout, and what the build printed."""
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "-w", str(out), str(ROOT)],
-                   check=True, cwd=out, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                           "-w", str(out), str(ROOT)], capture_output=True, text=True,
+                          cwd=out, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
     (found,) = out.glob("kalimambo-*.whl")
-    return found
+    return found, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(built: tuple[Path, str]) -> Path:
+    return built[0]
+
+
+def test_the_build_warns_of_no_folder_left_out(built: tuple[Path, str]) -> None:
+    """setuptools names every folder inside a package that ``packages`` lacks (static/,
+    templates/...) in a long warning that setup.sh would print on every install, and
+    says a later setuptools will leave it out of the wheel."""
+    output = built[1]
+    left_out = [line.strip() for line in output.splitlines()
+                if "is absent from the `packages` configuration" in line]
+    assert left_out == [], "\n".join(left_out)
 
 
 def test_the_wheel_holds_only_the_kalimambo_package(wheel: Path) -> None:
