@@ -39,8 +39,15 @@ Raspberry Pi OS (found from /proc/device-tree/model; run with sudo):
   --country CC         set the Wi-Fi country (two letters, e.g. GB, DE, US) with raspi-config,
                        with or without --hotspot: the Pi's Wi-Fi stays off until one is set
   --no-hotspot         remove the hotspot; the Pi joins ordinary Wi-Fi again
+  --hotspot-channel N  the hotspot's Wi-Fi channel, 1 to 13 (default: NetworkManager's choice)
   --hostname NAME      the network name (default kalimambo: http://kalimambo.local)
   --port N             the service's port (default 80)
+
+Any Linux machine, as root, to make SD cards for several tables (docs/IMAGE.md):
+  --image BASE OUT     make OUT.img, a card image with the table installed, from BASE, the
+                       Raspberry Pi OS Lite (64-bit) image Raspberry Pi Imager downloads
+                       (.img or .img.xz; Bookworm or Trixie); each card flashed with it
+                       becomes its own table at its first boot, with no network needed
 
 Anywhere:
   --dry-run            print every change to the system that would be made, and make none
@@ -50,6 +57,8 @@ Anywhere:
   --help               show this help
 
 KALIMAMBO_ROOT=DIR (with --dry-run only) reads /proc, /etc, /boot under DIR instead: for tests.
+KALIMAMBO_AT_BOOT=1 (set by the card's boot service) asks systemd to restart the table
+                       without waiting for it: that service runs before the table starts.
 KALIMAMBO_APT_LOCK_TIMEOUT=SECONDS how long apt-get waits for another package manager to
                        let go of apt's and dpkg's locks (default 300): shorter for tests.
 USAGE
@@ -58,7 +67,8 @@ USAGE
 die() { echo "setup.sh: $*" >&2; exit 2; }
 
 DEV=0 DRY=0 UNINSTALL=0 PURGE=0 NO_HOTSPOT=0
-HOTSPOT="" HOTSPOT_PASSWORD="" COUNTRY="" HOSTNAME_WANTED="kalimambo" PORT=80
+HOTSPOT="" HOTSPOT_PASSWORD="" HOTSPOT_CHANNEL="" COUNTRY="" HOSTNAME_WANTED="kalimambo" PORT=80
+IMAGE_BASE="" IMAGE_OUT=""
 need_value() {
     if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see ./setup.sh --help)"; fi
 }
@@ -71,6 +81,12 @@ while [ $# -gt 0 ]; do
         --no-hotspot) NO_HOTSPOT=1 ;;
         --hotspot) need_value "$@"; HOTSPOT="$2"; shift ;;
         --hotspot-password) need_value "$@"; HOTSPOT_PASSWORD="$2"; shift ;;
+        --hotspot-channel) need_value "$@"; HOTSPOT_CHANNEL="$2"; shift ;;
+        --image)
+            if [ $# -lt 3 ] || [ -z "$2" ] || [ -z "$3" ]; then
+                die "--image needs the base image and the image to write: --image BASE.img OUT.img"
+            fi
+            IMAGE_BASE="$2"; IMAGE_OUT="$3"; shift 2 ;;
         --country) need_value "$@"; COUNTRY="$2"; shift ;;
         --hostname) need_value "$@"; HOSTNAME_WANTED="$2"; shift ;;
         --port) need_value "$@"; PORT="$2"; shift ;;
@@ -90,6 +106,13 @@ if [ -n "$HOTSPOT_PASSWORD" ]; then
     [ -n "$HOTSPOT" ] || die "--hotspot-password goes with --hotspot NAME"
     if [ "${#HOTSPOT_PASSWORD}" -lt 8 ] || [ "${#HOTSPOT_PASSWORD}" -gt 63 ]; then
         die "a Wi-Fi password has 8 to 63 characters"
+    fi
+fi
+if [ -n "$HOTSPOT_CHANNEL" ]; then
+    [ -n "$HOTSPOT" ] || die "--hotspot-channel goes with --hotspot NAME"
+    if ! [[ "$HOTSPOT_CHANNEL" =~ ^[0-9]{1,2}$ ]] || [ "$HOTSPOT_CHANNEL" -lt 1 ] \
+            || [ "$HOTSPOT_CHANNEL" -gt 13 ]; then
+        die "--hotspot-channel takes a 2.4 GHz channel from 1 to 13, not '$HOTSPOT_CHANNEL'"
     fi
 fi
 [ -z "$COUNTRY" ] || [[ "$COUNTRY" =~ ^[A-Z]{2}$ ]] \
@@ -135,6 +158,10 @@ SERVICE_USER=kalimambo
 at() { printf '%s%s' "$ROOT" "$1"; }
 IS_ROOT=0
 [ "$(id -u)" = 0 ] && IS_ROOT=1
+# At boot (kalimambo-card.service, ordered before the table) a restart of the table is
+# queued, not waited for: waiting would wait for that service itself.
+NO_BLOCK=()
+[ "${KALIMAMBO_AT_BOOT:-}" = 1 ] && NO_BLOCK=(--no-block)
 REBOOT=0
 
 # ---- how changes are made (or, with --dry-run, listed) ----------------------------------
@@ -414,10 +441,11 @@ dev_tools() {
     # rsvg-convert in librsvg2-bin: the wiring diagram drawn by librsvg and by chromium;
     # WebKitWebDriver in webkit2gtk-driver, which brings WebKitGTK's MiniBrowser, and
     # Xvfb in xvfb: the WebKit browser tests; node and npm: the JavaScript type check;
-    # zbarimg in zbar-tools: the Wi-Fi QR code read back)
+    # zbarimg in zbar-tools: the Wi-Fi QR code read back; mtools, dosfstools and fdisk:
+    # the small disk images that setup.sh --image must refuse or clean up after)
     for pair in chromium:chromium rsvg-convert:librsvg2-bin shellcheck:shellcheck \
             pdftoppm:poppler-utils WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb node:nodejs \
-            npm:npm zbarimg:zbar-tools; do
+            npm:npm zbarimg:zbar-tools mcopy:mtools mkfs.fat:dosfstools sfdisk:fdisk; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
     done
     if [ "${#missing[@]}" != 0 ]; then
@@ -703,7 +731,7 @@ systemd_units() {
         "CAPS=$caps_lights" "WHY=$why" && changed=1
     [ "$changed" = 0 ] || run systemctl daemon-reload
     run systemctl enable kalimambo.service kalimambo-lights.service
-    run systemctl restart kalimambo.service kalimambo-lights.service
+    run systemctl "${NO_BLOCK[@]}" restart kalimambo.service kalimambo-lights.service
 }
 
 network_name() {
@@ -767,6 +795,7 @@ hotspot() {
     local settings=(connection.autoconnect yes connection.autoconnect-priority 100
         802-11-wireless.ssid "$HOTSPOT" 802-11-wireless.mode ap 802-11-wireless.band bg
         ipv4.method shared ipv4.addresses "$HOTSPOT_ADDRESS/24" ipv6.method disabled)
+    [ -z "$HOTSPOT_CHANNEL" ] || settings+=(802-11-wireless.channel "$HOTSPOT_CHANNEL")
     if [ -n "$HOTSPOT_PASSWORD" ]; then
         # WPA2 only, CCMP, no PMF: what the Pi's Wi-Fi chip and most phones agree on.
         settings+=(wifi-sec.key-mgmt wpa-psk wifi-sec.psk "$HOTSPOT_PASSWORD"
@@ -855,7 +884,7 @@ for key, value in (("name", os.environ["HOTSPOT_NAME"]), ("password", os.environ
     else
         say "   + install -m 0640 -o root -g $SERVICE_USER (the hotspot's name and password) $HOTSPOT_INFO"
         install -D -m 0640 -o root -g "$SERVICE_USER" "$wanted" "$HOTSPOT_INFO"
-        [ ! -e "$(at $UNIT_FILE)" ] || run systemctl restart kalimambo.service
+        [ ! -e "$(at $UNIT_FILE)" ] || run systemctl "${NO_BLOCK[@]}" restart kalimambo.service
     fi
     rm -f "$wanted"
 }
@@ -876,7 +905,7 @@ remove_hotspot() {
         note_state hotspot
         remove_path "$HOTSPOT_INFO" "$DNS_DROPIN" "$PORTAL_DIR" "$NAT_DISPATCHER" "$NAT_MODULES"
         if [ "$table_knew" = 1 ] && [ -e "$(at $UNIT_FILE)" ]; then
-            run systemctl try-restart kalimambo.service  # no more Wi-Fi code on the board
+            run systemctl "${NO_BLOCK[@]}" try-restart kalimambo.service  # no Wi-Fi code on the board
         fi
     fi
 }
@@ -884,7 +913,7 @@ remove_hotspot() {
 uninstall() {
     step "Removing Kalimambo's system set-up"
     local units=() files=() name
-    for name in kalimambo-lights kalimambo; do
+    for name in kalimambo-card kalimambo-lights kalimambo; do   # (-card: a card's, --image)
         if [ -e "$(at /etc/systemd/system/$name.service)" ]; then
             units+=("$name.service")
             files+=("/etc/systemd/system/$name.service")
@@ -922,7 +951,9 @@ uninstall() {
         result="$(helper hosts "$(at /etc/hosts)" "$previous")" || exit 2
         [ "$result" = unchanged ] || say "   $(would)set /etc/hosts: 127.0.1.1 $previous"
     fi
-    remove_path "$STATE_FILE"
+    # What a card's boot service writes for the table at each boot (the card's own
+    # choices, card.toml, are kept like the board file).
+    remove_path "$STATE_FILE" "$ETC_DIR/table.toml" "$ETC_DIR/card-applied"
     if [ "$PURGE" = 1 ]; then
         remove_path "$ETC_DIR" "$DATA_DIR"
     else
@@ -934,12 +965,39 @@ uninstall() {
     return 0
 }
 
+# make_image: --image BASE OUT, on any Linux machine as root (deploy/build_image.py builds;
+# here only the tools it needs, from apt where the machine has it).
+make_image() {
+    local tools=(mtools:mcopy fdisk:sfdisk e2fsprogs:resize2fs xz-utils:xz) missing=() pair
+    if [ "$UNINSTALL$DEV$NO_HOTSPOT" != 000 ] || [ -n "$HOTSPOT$COUNTRY" ]; then
+        die "--image goes alone: the card's settings are in kalimambo.toml on its boot partition"
+    fi
+    [ "$IS_ROOT" = 1 ] || die "--image mounts and changes an image: run 'sudo ./setup.sh --image BASE OUT'"
+    [ "$(uname -m)" = aarch64 ] || tools+=(qemu-user-static:qemu-aarch64-static
+        binfmt-support:update-binfmts)
+    for pair in "${tools[@]}"; do
+        command -v "${pair#*:}" >/dev/null 2>&1 || missing+=("${pair%%:*}")
+    done
+    if [ "${#missing[@]}" != 0 ]; then
+        step "Tools for the image: ${missing[*]}"
+        command -v apt-get >/dev/null 2>&1 \
+            || die "--image needs ${missing[*]} (Debian's package names): install them, then run it again"
+        apt_install "${missing[@]}"
+    fi
+    [ "$DRY" = 0 ] || { say "   would build $IMAGE_OUT from $IMAGE_BASE (deploy/build_image.py)"; exit 0; }
+    exec "$PYTHON" "$REPO/deploy/build_image.py" "$IMAGE_BASE" "$IMAGE_OUT"
+}
+
 # ---- the run -----------------------------------------------------------------------------
 
 if [ "$DRY" = 1 ]; then
     say "Dry run: nothing is changed. This is what setup.sh would do here."
 fi
 if [ "$PI" != 0 ]; then say "Machine: $MODEL"; fi
+
+if [ -n "$IMAGE_BASE" ]; then
+    make_image
+fi
 
 if [ "$UNINSTALL" = 1 ]; then
     [ "$DRY" = 1 ] || [ "$IS_ROOT" = 1 ] || die "--uninstall changes the system: run 'sudo ./setup.sh --uninstall'"

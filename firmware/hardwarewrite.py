@@ -9,11 +9,12 @@ old one, so a calibration can never leave a broken file behind.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from kalimambo.firmware.hardware import HardwareConfig, HardwareFileError, parse_hardware
@@ -114,6 +115,15 @@ def write_layout(path: str | Path, layout: Sequence[Sequence[int]],
                                 f"{error}") from None
     replace_text(target, new_text)
     return hardware
+
+
+def with_values(text: str, values: Mapping[tuple[str, str], object]) -> str:
+    """``text`` (a board file) with each ``(section, key)`` set to its value, the rest of
+    the file and its comments as they were (a card's kalimambo.toml: deploy/card_setup.py)."""
+    lines = text.splitlines()
+    for (section, key), value in values.items():
+        lines = _set_key(lines, section, key, [f"{key} = {json.dumps(value)}"])
+    return "\n".join(lines) + "\n"
 
 
 def replace_text(path: Path, text: str) -> None:

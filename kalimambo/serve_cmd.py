@@ -34,6 +34,7 @@ from kalimambo.args import Parser, fail
 from kalimambo.hardwarefile import DEFAULT_CONFIG, config_path, load_hardware
 from kalimambo.lights_cmd import DEFAULT_SOCKET, STRIPS
 from kalimambo.web.system.hotspot import HOTSPOT_FILE, HotspotFileError, read_hotspot
+from kalimambo.web.system.tablefile import TABLE_FILE, TableFileError, read_table_file
 
 PROG = "kalimambo serve"
 LIGHTS_MODES = ("child", "external", "off")
@@ -68,6 +69,10 @@ def parse(argv: Sequence[str]) -> Any:
                         help=f"the convention hotspot setup.sh made (default {HOTSPOT_FILE} "
                              "if it exists): the board shows its Wi-Fi QR code and the table "
                              "answers the phones' connectivity checks")
+    parser.add_argument("--table-file", metavar="PATH",
+                        help=f"what a card made by 'setup.sh --image' says of its table "
+                             f"(default {TABLE_FILE} if it exists): the name the board page "
+                             "shows, the pages' first language, kalimambo.toml's problems")
     parser.add_argument("--worker-timeout", type=int, default=WORKER_TIMEOUT_S,
                         metavar="S", help="replace a web worker that stops answering for "
                                           f"S seconds (default {WORKER_TIMEOUT_S})")
@@ -149,6 +154,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(PROG, str(error))
     if args.hotspot_file and hotspot is None:
         return fail(PROG, f"--hotspot-file: there is no file {args.hotspot_file}")
+    try:
+        table = read_table_file(Path(args.table_file or TABLE_FILE))
+    except TableFileError as error:
+        return fail(PROG, str(error))
+    if args.table_file and table is None:
+        return fail(PROG, f"--table-file: there is no file {args.table_file}")
     data_dir = Path(args.data_dir)
     problem = check_port(args.host, args.port)
     if problem:
@@ -182,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              else DEFAULT_SOCKET)
     config = {"DATA_DIR": str(data_dir), "HOST_PIN": pin, "HOST_KEY": opened.host_key,
               "HARDWARE": hardware, "PORT": args.port, "JOIN_URL": url, "RUNNER": "auto",
-              "LIGHTS_SOCKET": socket_path, "HOTSPOT": hotspot}
+              "LIGHTS_SOCKET": socket_path, "HOTSPOT": hotspot, "TABLE": table}
     child = None
     if private is not None and socket_path is not None:
         from kalimambo.web.system.lightschild import LightsChild

@@ -42,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "RUNNER": "auto",         # bots and hints: auto | thread | inline
     "HEARTBEAT": 15.0,        # seconds between SSE heartbeat comments
     "HOTSPOT": None,          # a web.system.hotspot.Hotspot (setup.sh --hotspot), or none
+    "TABLE": None,            # a web.system.tablefile.TableSettings (a card's), or none
     "ARP_FILE": None,         # the kernel's neighbour table; None: /proc/net/arp
     "ROUTES_FILE": None,      # the routing table; None: /proc/net/route
 }
@@ -130,6 +131,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from kalimambo.web.http import hardening, portal
 
     portal.register(app, app.config["HOTSPOT"], hub.store)
+    app.extensions["kalimambo.table"] = app.config["TABLE"]
     _follow_the_way_out(app)
     hardening.register(app)
     return app

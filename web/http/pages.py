@@ -32,6 +32,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 from kalimambo.engine.players import DEFAULT_LEVEL, LEVELS
 from kalimambo.web.core.seats import NAME_MAX
 from kalimambo.web.http.api import hub
+from kalimambo.web.system.tablefile import TableSettings
 
 WEB_DIR = Path(__file__).parents[1]
 """web/: the pages' templates/, static/ and i18n/ stay at its top, beside the rooms."""
@@ -88,7 +89,16 @@ def page_lang() -> str:
     chosen = request.cookies.get(LANG_COOKIE)
     if chosen in LANGUAGES:
         return chosen
+    table = table_settings()
+    if table is not None and table.language in LANGUAGES:
+        return table.language  # a card's kalimambo.toml: the hall's language
     return request.accept_languages.best_match(LANGUAGES) or "en"
+
+
+def table_settings() -> TableSettings | None:
+    """What a card says of its table (web/system/tablefile.py), or None."""
+    found = current_app.extensions.get("kalimambo.table")
+    return found if isinstance(found, TableSettings) else None
 
 
 @cache
@@ -145,15 +155,18 @@ def board() -> Response:
     hotspot = current_app.extensions.get("kalimambo.hotspot")
     wifi_qr_alt = messages()[lang]["board.wifi_qr_alt"].replace(
         "{name}", hotspot.name if hotspot is not None else "")
+    table = table_settings()
     return _page("board.html", "board", "board.js", qr_alt=qr_alt, hotspot=hotspot,
-                 wifi_qr_alt=wifi_qr_alt)
+                 wifi_qr_alt=wifi_qr_alt, table_name=table.name if table else None)
 
 
 @bp.get("/host")
 def host() -> Response:
     """The host's controls: start, seats, computer players, undo, lights."""
+    table = table_settings()
     return _page("host.html", "host", "host.js", levels=LEVELS, default_level=DEFAULT_LEVEL,
-                 name_max=NAME_MAX, has_pin=hub().table.has_host_pin)
+                 name_max=NAME_MAX, has_pin=hub().table.has_host_pin,
+                 card_problems=table.problems if table else ())
 
 
 @bp.get("/i18n/<lang>.json")
