@@ -7,6 +7,10 @@ that its ``model`` names the Pi: then ``/proc/device-tree/model`` says "Raspberr
 Model B Rev 1.4" to every program, setup.sh included. Port 22 and port 80 reach this
 machine through qemu's user network on loopback only. Pulling the power is killing
 qemu: what the guest had not written to its disk is lost, as on a real Pi.
+
+A whole partitioned image (a flashed SD card: ``use_image``) boots as it is: its kernel,
+initramfs and command line are read from its FAT partition at each power-on, as the Pi's
+firmware reads them, and its root is found by the PARTUUID its cmdline.txt names.
 """
 
 from __future__ import annotations
@@ -25,6 +29,14 @@ from pitools import CheckFailed, sh, state_answers, wait_for
 
 BOOT_CEILING_S = 900.0
 """Power-on to SSH and the table: 2-3 minutes under emulation, far more on a busy host."""
+EMULATED_CONSOLE = "console=ttyAMA0"
+"""The serial console qemu's virt machine has (a Pi's cmdline.txt names serial0 and tty1)."""
+EMULATED_ARGS = ("net.ifnames=0", "panic=-1")
+"""The emulator's: interfaces named eth0/wlan0 as on a Pi; a panic restarts the guest."""
+FAT_TYPES = (0x0B, 0x0C, 0x0E)
+"""MBR partition types of a FAT32 or FAT16 (LBA) partition: where a Pi's firmware looks."""
+MTOOLS_ENV = {**os.environ, "MTOOLS_SKIP_CHECK": "1"}
+"""mtools refuses a FAT whose geometry fields it finds odd; mkfs.fat's on a file are."""
 
 
 def free_port() -> int:
@@ -53,6 +65,8 @@ class Machine:
         self.proc: subprocess.Popen[bytes] | None = None
         self.boots = 0
         self.powered_on_at = 0.0
+        self.whole_disk = False
+        """The image is a whole disk (use_image): boot from its FAT partition's files."""
 
     @property
     def base(self) -> str:
@@ -72,6 +86,23 @@ class Machine:
         self.image.unlink(missing_ok=True)
         sh("mkfs.ext4", "-q", "-F", "-L", "piroot", "-E", "root_owner=0:0", "-d", root,
            self.image, size)
+
+    def use_image(self, image: Path) -> None:
+        """Boot ``image``, a whole disk (an MBR, a FAT boot partition, the root), as it is:
+        how a flashed SD card boots, rather than a root made into a disk here."""
+        self.image = image
+        self.whole_disk = True
+        self.read_boot_partition()
+
+    def read_boot_partition(self) -> str:
+        """The kernel and initramfs out of the image's FAT partition (kernel8.img,
+        initramfs8), and the kernel command line from its cmdline.txt, as qemu's."""
+        fat = f"{self.image}@@{fat_partition_offset(self.image)}"  # mtools' FILE@@OFFSET
+        for name, target in (("kernel8.img", self.kernel), ("initramfs8", self.initrd)):
+            target.unlink(missing_ok=True)
+            sh("mcopy", "-i", fat, f"::/{name}", target, env=MTOOLS_ENV)
+        cmdline = sh("mtype", "-i", fat, "::/cmdline.txt", env=MTOOLS_ENV).stdout
+        return emulated_cmdline(cmdline)
 
     def make_device_tree(self) -> None:
         """qemu's own device tree for these options, its model and compatible the Pi's."""
@@ -93,10 +124,20 @@ class Machine:
 
     # ---- running it ----------------------------------------------------------------------
 
-    def power_on(self) -> None:
-        """Start qemu (the guest boots by itself); the serial console goes to a file."""
+    def power_on(self, restrict: bool = False) -> None:
+        """Start qemu (the guest boots by itself); the serial console goes to a file.
+
+        With ``restrict`` the guest has no way out (qemu's ``restrict=on``): the forwarded
+        SSH and web ports still reach it and DHCP gives it its address, but no router and
+        no DNS server, and nothing beyond answers.
+        After use_image the kernel, initramfs and cmdline.txt are read from the image
+        again, as a Pi reads them at every boot (a build or a first boot may change them).
+        """
         if self.proc is not None and self.proc.poll() is None:
             raise CheckFailed("the emulated Pi is already running")
+        append = "root=/dev/vda rw rootwait console=ttyAMA0 net.ifnames=0 panic=-1"
+        if self.whole_disk:
+            append = self.read_boot_partition()
         self.boots += 1
         console = self.work / f"console-{self.boots}.log"
         command = [
@@ -104,10 +145,11 @@ class Machine:
             "-cpu", self.cpu, "-smp", str(self.cpus), "-m", str(self.memory_mb),
             "-display", "none", "-monitor", "none", "-serial", f"file:{console}",
             "-kernel", self.kernel, "-initrd", self.initrd, "-dtb", self.dtb,
-            "-append", "root=/dev/vda rw rootwait console=ttyAMA0 net.ifnames=0 panic=-1",
+            "-append", append,
             "-drive", f"if=none,id=disk,format=raw,cache=writeback,file={self.image}",
             "-device", "virtio-blk-pci,drive=disk",
-            "-netdev", f"user,id=net,hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,"
+            "-netdev", f"user,id=net,{'restrict=on,' if restrict else ''}"
+                       f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,"
                        f"hostfwd=tcp:127.0.0.1:{self.web_port}-:80",
             "-device", "virtio-net-pci,netdev=net",
             "-device", "virtio-rng-pci"]
@@ -189,3 +231,24 @@ class Machine:
         """Write a file in the guest."""
         self.ssh(f"install -D -m {mode} /dev/stdin {shlex.quote(path)} <<'KALIMAMBO_EOF'\n"
                  f"{text}\nKALIMAMBO_EOF")
+
+
+def fat_partition_offset(image: Path) -> int:
+    """The byte offset of the first FAT partition in ``image``'s MBR (a Pi's boot
+    partition), read from the table itself: no loop device, no sfdisk needed."""
+    with image.open("rb") as handle:
+        mbr = handle.read(512)
+    if len(mbr) < 512 or mbr[510:512] != b"\x55\xaa":
+        raise CheckFailed(f"{image} has no MBR partition table")
+    for number in range(4):
+        entry = mbr[446 + 16 * number:446 + 16 * (number + 1)]
+        if entry[4] in FAT_TYPES:
+            return int.from_bytes(entry[8:12], "little") * 512
+    raise CheckFailed(f"{image} has no FAT partition")
+
+
+def emulated_cmdline(cmdline: str) -> str:
+    """A Pi's cmdline.txt as qemu's ``-append``: its consoles become the emulator's serial
+    console and the emulator's words are added; every other word is the image's own."""
+    words = [word for word in cmdline.split() if not word.startswith("console=")]
+    return " ".join([EMULATED_CONSOLE, *words, *EMULATED_ARGS])

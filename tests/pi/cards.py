@@ -1,0 +1,232 @@
+"""Cards flashed from ``setup.sh --image``, for tests/pi/run-emulated --image.
+
+The stand-in for the user's Raspberry Pi OS Lite image (tests/pi/standin.py) goes through
+``sudo ./setup.sh --image`` as a volunteer runs it; the result is checked loop-mounted for
+anything of the building machine, then copied to two cards, each booted whole (its own
+cmdline.txt, its FAT and ext4 partitions) with no network route out. What each card chose
+at its first boot is read back over SSH, and the two must differ in every item a hall of
+tables needs to differ in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import piroot
+from pitools import CheckFailed, sh, wait_for
+from pivm import Machine, fat_partition_offset
+
+MTOOLS_ENV = {**os.environ, "MTOOLS_SKIP_CHECK": "1"}
+REPO_ON_CARD = "/usr/local/src/kalimambo"
+"""Where setup.sh --image puts the repository on a card (deploy/build_image.py)."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What makes a card its own table, as read back from the booted card."""
+
+    hostname: str
+    mdns: str
+    ssid: str
+    password: str
+    channel: int
+    machine_id: str
+    ssh_host_key: str
+    table_key: str
+
+    def differences(self, other: Identity) -> list[str]:
+        """The items that are the same on both cards (none should be)."""
+        return [name for name in ("hostname", "mdns", "ssid", "password", "machine_id",
+                                  "ssh_host_key", "table_key")
+                if getattr(self, name) == getattr(other, name)]
+
+
+def build_image(base: Path, out: Path, log: Path) -> tuple[float, str]:
+    """``sudo ./setup.sh --image BASE OUT`` as a volunteer runs it: its seconds and the line
+    it ends with (time and size)."""
+    begun = time.monotonic()
+    done = sh(str(piroot.REPO / "setup.sh"), "--image", base, out, check=False, log=log,
+              timeout=7200)
+    took = time.monotonic() - begun
+    text = log.read_text(errors="replace")
+    if done.returncode != 0 or not out.exists():
+        raise CheckFailed(f"setup.sh --image failed ({done.returncode}):\n"
+                          + "\n".join(text.splitlines()[-30:]))
+    built = [line for line in text.splitlines() if line.startswith("built ")]
+    return took, built[-1] if built else ""
+
+
+def partitions(image: Path) -> list[tuple[int, int]]:
+    """(byte offset, byte size) of each partition."""
+    table = json.loads(sh("sfdisk", "--json", image).stdout)["partitiontable"]
+    sector = int(table.get("sectorsize", 512))
+    return [(int(p["start"]) * sector, int(p["size"]) * sector) for p in table["partitions"]]
+
+
+class MountedRoot:
+    """The image's root partition loop-mounted (read-only unless asked) for a look."""
+
+    def __init__(self, image: Path, writable: bool = False) -> None:
+        self.image = image
+        self.writable = writable
+        self.dir = Path(tempfile.mkdtemp(prefix="kalimambo-card-"))
+
+    def __enter__(self) -> Path:
+        offset, size = partitions(self.image)[1]
+        mode = "rw" if self.writable else "ro,noload"
+        sh("mount", "-o", f"loop,{mode},offset={offset},sizelimit={size}", self.image,
+           self.dir)
+        return self.dir
+
+    def __exit__(self, *exc: object) -> None:
+        sh("umount", self.dir, check=False)
+        self.dir.rmdir()
+
+
+def host_traces() -> list[tuple[str, bytes]]:
+    """What of this machine could leak into an image: its name, its local certificate
+    authorities, its resolver."""
+    name = socket.gethostname()
+    traces = [] if len(name) < 6 or name in ("localhost", "raspberrypi") else [
+        ("this machine's host name", name.encode())]  # (a short, common one is no trace)
+    local = Path("/usr/local/share/ca-certificates")
+    for crt in sorted(local.rglob("*.crt")) if local.is_dir() else []:
+        body = b"".join(crt.read_bytes().split(b"\n")[1:3])  # its first lines of base64
+        traces.append((f"this machine's certificate authority {crt.name}", body))
+    resolv = Path("/etc/resolv.conf").read_bytes()
+    servers = re.findall(rb"^nameserver\s+(\S+)", resolv, re.M)
+    traces += [(f"this machine's name server {s.decode()}", b"nameserver " + s)
+               for s in servers if not s.startswith(b"127.")]
+    return traces
+
+
+def check_nothing_of_the_builder(image: Path) -> list[str]:
+    """The image holds no identity and nothing of the machine that built it; returns
+    what was looked for (each one a check that held)."""
+    looked: list[str] = []
+    problems: list[str] = []
+
+    def absent(root: Path, pattern: str, what: str) -> None:
+        found = [str(p.relative_to(root)) for p in root.glob(pattern.lstrip("/"))
+                 if not (p.is_symlink() and p.name == "machine-id")]
+        looked.append(what)
+        if found:
+            problems.append(f"{what}: {found[:5]}")
+
+    with MountedRoot(image) as root:
+        absent(root, "/etc/ssh/ssh_host_*", "SSH host keys")
+        machine_id = (root / "etc/machine-id").read_text().strip()
+        looked.append("a machine-id")
+        if machine_id not in ("", "uninitialized"):
+            problems.append(f"/etc/machine-id holds {machine_id!r}")
+        absent(root, "/var/lib/dbus/machine-id", "a D-Bus machine-id file")
+        absent(root, "/var/lib/systemd/random-seed", "systemd's random seed")
+        absent(root, "/var/lib/systemd/credential.secret", "systemd's credential secret")
+        absent(root, "/var/lib/kalimambo/*", "a table key or any table data")
+        for name in ("card.toml", "table.toml", "card-applied", "hotspot.toml"):
+            absent(root, f"/etc/kalimambo/{name}", f"a card's own /etc/kalimambo/{name}")
+        absent(root, "/etc/NetworkManager/system-connections/kalimambo-hotspot*",
+               "a hotspot connection (each card makes its own)")
+        absent(root, "/var/cache/apt/archives/*.deb", "apt's downloaded packages")
+        absent(root, "/var/lib/apt/lists/*_Packages", "apt's package lists")
+        absent(root, "/root/.cache", "root's caches (pip)")
+        absent(root, "/usr/sbin/policy-rc.d", "the build's policy-rc.d")
+        for tool in ("systemctl", "hostnamectl", "nmcli", "udevadm"):
+            absent(root, f"/usr/local/sbin/{tool}", f"the build's stand-in {tool}")
+        absent(root, "/usr/bin/qemu-aarch64*", "qemu-user")
+        absent(root, "/etc/apt/apt.conf.d/*proxy*", "an apt proxy setting")
+        absent(root, "/etc/pip.conf", "a pip configuration")
+        absent(root, f"{REPO_ON_CARD}/.git", "the builder's git history")
+        absent(root, f"{REPO_ON_CARD}/tests", "the tests")
+        environment = (root / "etc/environment").read_text() if (
+            root / "etc/environment").exists() else ""
+        looked.append("a proxy in /etc/environment")
+        if "proxy" in environment.lower():
+            problems.append("/etc/environment names a proxy")
+        searched = [root / "etc", root / "root", root / "var/lib/kalimambo",
+                    root / "opt/kalimambo/venv/pyvenv.cfg"]
+        for what, needle in host_traces():
+            looked.append(what)
+            hits = sh("grep", "-rlsF", "--", needle.decode(errors="replace"),
+                      *[str(p) for p in searched if p.exists()], check=False).stdout.split()
+            if hits and needle.strip():
+                problems.append(f"{what} in {hits[:3]}")
+        wanted = root / "etc/systemd/system/multi-user.target.wants/kalimambo-card.service"
+        looked.append("kalimambo-card.service enabled (a positive check)")
+        if not wanted.is_symlink():
+            problems.append("kalimambo-card.service is not enabled")
+    fat = f"{image}@@{fat_partition_offset(image)}"
+    listed = sh("mdir", "-b", "-i", fat, "::/", env=MTOOLS_ENV).stdout
+    looked.append("kalimambo.toml on the boot partition (a positive check)")
+    if "kalimambo.toml" not in listed:
+        problems.append("no kalimambo.toml on the boot partition")
+    if problems:
+        raise CheckFailed("the image holds what it must not:\n  " + "\n  ".join(problems))
+    return looked
+
+
+def flash(image: Path, card: Path, settings: str | None = None) -> None:
+    """A copy of the image as one card; ``settings`` (if given) as its kalimambo.toml,
+    written from a laptop onto the FAT partition."""
+    sh("cp", "--sparse=always", image, card)
+    if settings is not None:
+        text = card.with_suffix(".toml")
+        text.write_text(settings)
+        sh("mcopy", "-o", "-i", f"{card}@@{fat_partition_offset(card)}", text,
+           "::/kalimambo.toml", env=MTOOLS_ENV)
+
+
+def add_test_rig(card: Path, attack_tools: str, log: Path) -> None:
+    """The test's own tools on the card before its first boot, as a person would copy them:
+    the checkout at /home/pi/kalimambo (the guest probe, the attack tests), and pytest
+    for them (pure Python, fetched here) beside the services' venv."""
+    with MountedRoot(card, writable=True) as root:
+        piroot.copy_checkout(root)
+        target = root / attack_tools.lstrip("/")
+        sh(*piroot.pip_command(), "install", "--quiet", "--no-compile", "--target", target,
+           "pytest", log=log)
+
+
+def identity(pi: Machine) -> Identity:
+    """What this card chose at its first boot and uses, read off the running card."""
+    card = tomllib.loads(pi.ssh("cat /etc/kalimambo/card.toml").stdout)
+    hostname = pi.ssh("hostname").stdout.strip()
+    hotspot = tomllib.loads(pi.ssh("cat /etc/kalimambo/hotspot.toml").stdout)
+    channel = pi.ssh("nmcli -g 802-11-wireless.channel connection show kalimambo-hotspot"
+                     ).stdout.strip()
+    mdns = wait_for(f"{hostname}.local on the card itself", lambda: pi.ssh(
+        f"getent hosts {hostname}.local", check=False).stdout.split()[:1], ceiling=120,
+        every=3)[0]
+    key = pi.ssh("ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub").stdout.split()[1]
+    journal = pi.ssh("journalctl -b -u kalimambo -o cat --no-pager", check=False).stdout
+    keys = re.findall(r"Host link.*#key=(\S+)", journal)
+    if not keys:
+        raise CheckFailed("no host link in the table's journal")
+    found = Identity(hostname=hostname, mdns=f"{hostname}.local -> {mdns}",
+                     ssid=str(hotspot["name"]), password=str(hotspot.get("password", "")),
+                     channel=int(channel or 0),
+                     machine_id=pi.ssh("cat /etc/machine-id").stdout.strip(),
+                     ssh_host_key=key, table_key=keys[-1])
+    if hostname != f"kalimambo-{card['letters']}" and not card.get("first_hostname"):
+        raise CheckFailed(f"the card is called {hostname!r}, not kalimambo-{card['letters']}")
+    if found.channel not in (1, 6, 11):
+        raise CheckFailed(f"the hotspot is on channel {found.channel}, not 1, 6 or 11")
+    if found.password != card["password"] or found.ssid != hostname:
+        raise CheckFailed(f"the hotspot is {found.ssid!r} with {found.password!r}; the card "
+                          f"chose {card}")
+    if not re.fullmatch(r"[0-9a-f]{32}", found.machine_id):
+        raise CheckFailed(f"the machine-id is {found.machine_id!r}")
+    return found
+
+
+def card_journal(pi: Machine) -> str:
+    """What kalimambo-card.service said in this boot (kalimambo.toml's problems too)."""
+    return pi.ssh("journalctl -b -u kalimambo-card -o cat --no-pager", check=False).stdout
