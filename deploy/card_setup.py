@@ -49,6 +49,7 @@ TABLE_FILE = ETC / "table.toml"
 APPLIED_FILE = ETC / "card-applied"
 """The fingerprint of the settings setup.sh last applied: the same at the next boot, no run."""
 BOARD_FILE = ETC / "board.toml"
+KERNEL_CMDLINE = Path("/proc/cmdline")
 REPO = Path(__file__).resolve().parent.parent
 CHANNELS = (1, 6, 11)
 """The three 2.4 GHz channels that do not overlap."""
@@ -344,6 +345,14 @@ def run_setup(table: Table) -> tuple[bool, bool]:
     return done.returncode == 0, "reboot once" in done.stdout
 
 
+def imager_runs_first(cmdline: str) -> bool:
+    """Raspberry Pi Imager's Bookworm customisation (``systemd.run=.../firstrun.sh``) sets
+    the user, Wi-Fi and host name during this boot, then reboots: the card chooses its
+    table at the next boot, when the host name the user chose is there to keep."""
+    return any(word.startswith("systemd.run=") and word.endswith("firstrun.sh")
+               for word in cmdline.split())
+
+
 def ssh_host_keys() -> None:
     """Raspberry Pi OS makes them at first boot; a backstop for an image without that."""
     ssh = Path("/etc/ssh")
@@ -355,6 +364,10 @@ def ssh_host_keys() -> None:
 
 def main() -> int:
     ssh_host_keys()
+    if imager_runs_first(KERNEL_CMDLINE.read_text()):
+        print("Raspberry Pi Imager's firstrun.sh runs in this boot, then reboots: this card "
+              "becomes its table at the next boot")
+        return 0
     try:
         text = SETTINGS_FILE.read_text(encoding="utf-8")
     except FileNotFoundError:

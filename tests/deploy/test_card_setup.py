@@ -201,3 +201,12 @@ def test_the_languages_are_the_pages_languages() -> None:
 
     files = sorted(p.stem for p in (ROOT / "web" / "i18n").glob("*.json"))
     assert sorted(LANGUAGES) == sorted(PAGES) == files
+
+
+def test_imager_firstrun_boot_is_left_to_imager() -> None:
+    bookworm = ("console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4"
+                " fsck.repair=yes rootwait quiet systemd.run=/boot/firstrun.sh "
+                "systemd.run_success_action=reboot systemd.unit=kernel-command-line.target")
+    assert card.imager_runs_first(bookworm)
+    assert not card.imager_runs_first(bookworm.replace(" systemd.run=/boot/firstrun.sh", ""))
+    assert not card.imager_runs_first("root=PARTUUID=1-02 ds=nocloud;i=rpi-imager-1 rootwait")
