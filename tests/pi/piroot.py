@@ -25,6 +25,9 @@ from pathlib import Path
 
 from pitools import CheckFailed, sh
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy"))
+import build_image  # (standard library only, as this harness)
+
 REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kalimambo" / "pi"
 MIRROR = "http://deb.debian.org/debian"
@@ -41,17 +44,9 @@ STANDINS = ("systemctl", "hostnamectl", "udevadm", "nmcli")
 """Tools that need a running systemd, udev or NetworkManager: logged stand-ins in the
 chroot, removed before the first boot. The stand-in systemctl hands ``enable`` to the real
 one (which works on files alone), so the first boot starts the units by itself."""
-SYSTEMCTL_STANDIN = """#!/bin/sh
-echo "systemctl $*" >> /var/log/kalimambo-standins.log
-if [ "$1" = enable ]; then
-    shift
-    args=""
-    for word in "$@"; do [ "$word" = --now ] || args="$args $word"; done
-    # shellcheck disable=SC2086
-    exec /usr/bin/systemctl enable $args
-fi
-exit 0
-"""
+SYSTEMCTL_STANDIN = build_image.SYSTEMCTL_IN_CHROOT.replace(
+    "#!/bin/sh\n", '#!/bin/sh\necho "systemctl $*" >> /var/log/kalimambo-standins.log\n', 1)
+"""setup.sh --image's own (deploy/build_image.py), each call logged for the checks."""
 CHROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 HOSTNAME = "raspberrypi"
 
