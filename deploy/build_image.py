@@ -306,7 +306,10 @@ def copy_repository(root: Path) -> None:
                 "--exclude=./node_modules", "--exclude=./build", "--exclude=./data",
                 "--exclude=*.egg-info", "--exclude=__pycache__", "--exclude=.lgd-nfy*",
                 "--exclude=.gunicorn", "--exclude=.pytest_cache", "--exclude=.mypy_cache",
-                "--exclude=.ruff_cache", "--exclude=.hypothesis"]
+                "--exclude=.ruff_cache", "--exclude=.hypothesis",
+                # images, this one too while it is written, when built in the checkout
+                "--exclude=*.img", "--exclude=*.img.xz", "--exclude=*.img.part",
+                "--exclude=*.img.log"]
     pack = subprocess.Popen(["tar", "-C", str(REPO), *excludes, "--owner=0", "--group=0",
                              "-cf", "-", "."], stdout=subprocess.PIPE)
     sh("tar", "-C", target, "--no-same-owner", "-xf", "-", stdin=pack.stdout, capture=False)

@@ -184,3 +184,29 @@ def test_interrupted_mid_install_it_leaves_nothing_behind(tmp_path: Path) -> Non
     assert leftovers(part) == [] and leftovers(base) == []
     assert not out.exists() and not part.exists()
     assert base.read_bytes() == before
+
+
+def test_the_repository_copy_leaves_out_images_and_what_is_not_the_project(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Built inside the checkout (as docs/IMAGE.md shows), the image being written must not
+    be copied into itself; nor the venvs, tests, caches or git."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("build_image", BUILDER)
+    assert spec and spec.loader
+    builder = importlib.util.module_from_spec(spec)
+    sys.modules["build_image_under_test"] = builder
+    spec.loader.exec_module(builder)
+    repo = tmp_path / "checkout"
+    for name in ("setup.sh", "deploy/card_setup.py", "kalimambo.img.part", "kalimambo.img.log",
+                 "base.img.xz", "old.img", ".venv/bin/python", "tests/test_x.py",
+                 ".git/HEAD", "web/__pycache__/x.pyc", "docs/IMAGE.md"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(name)
+    monkeypatch.setattr(builder, "REPO", repo)
+    root = tmp_path / "root"
+    builder.copy_repository(root)
+    copied = sorted(str(p.relative_to(root / builder.IN_IMAGE.lstrip("/")))
+                    for p in (root / builder.IN_IMAGE.lstrip("/")).rglob("*") if p.is_file())
+    assert copied == ["deploy/card_setup.py", "docs/IMAGE.md", "setup.sh"]
