@@ -252,11 +252,17 @@ def toml_lines(values: Mapping[str, Any]) -> str:
     return "".join(f"{key} = {json.dumps(value)}\n" for key, value in values.items())
 
 
+IDENTITY_KEYS = ("letters", "password", "channel")
+
+
 def load_identity() -> dict[str, Any]:
-    """This card's identity, chosen at its first boot and kept."""
+    """This card's identity, chosen at its first boot and kept (chosen again only if the
+    file is gone or unreadable)."""
     try:
-        return tomllib.loads(CARD_FILE.read_text())
-    except (FileNotFoundError, tomllib.TOMLDecodeError):
+        kept = tomllib.loads(CARD_FILE.read_text())
+        if all(key in kept for key in IDENTITY_KEYS):
+            return kept
+    except (FileNotFoundError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         pass
     identity = choose_identity(current_hostname(), busiest_channels())
     write_private(CARD_FILE, "# Chosen at this card's first boot (deploy/card_setup.py)\n"
@@ -272,18 +278,25 @@ def current_hostname() -> str:
 
 
 def write_private(path: Path, text: str, mode: int, group: str | None = None) -> None:
-    """Write a file whole (a power cut leaves the old or the new one), then sync."""
+    """Write a file whole (a power cut leaves the old or the new one), readable by no one
+    else at any moment (the hotspot's password), then sync it and its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.new")
-    with temp.open("w") as handle:
+    temp.unlink(missing_ok=True)
+    with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
-    os.chmod(temp, mode)
     if group is not None:
         with contextlib.suppress(KeyError):  # (no such group: root's alone)
             os.chown(temp, 0, grp.getgrnam(group).gr_gid)
+    os.chmod(temp, mode)
     os.replace(temp, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 # ---- the table this card is --------------------------------------------------------------

@@ -210,3 +210,18 @@ def test_imager_firstrun_boot_is_left_to_imager() -> None:
     assert card.imager_runs_first(bookworm)
     assert not card.imager_runs_first(bookworm.replace(" systemd.run=/boot/firstrun.sh", ""))
     assert not card.imager_runs_first("root=PARTUUID=1-02 ds=nocloud;i=rpi-imager-1 rootwait")
+
+
+def test_the_identity_is_chosen_once_and_kept_private(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(card, "CARD_FILE", tmp_path / "card.toml")
+    monkeypatch.setattr(card, "busiest_channels", lambda: {1: 2, 6: 0, 11: 3})
+    monkeypatch.setattr(card, "current_hostname", lambda: "raspberrypi")
+    first = card.load_identity()
+    assert first["channel"] == 6 and first["first_hostname"] == "raspberrypi"
+    assert (tmp_path / "card.toml").stat().st_mode & 0o777 == 0o600
+    assert card.load_identity() == first  # the next boot keeps it
+    (tmp_path / "card.toml").write_text("letters = \"abcd\"\n")  # half a file
+    again = card.load_identity()
+    assert set(again) >= {"letters", "password", "channel"}
+    assert card.load_identity() == again  # chosen anew once, then kept
