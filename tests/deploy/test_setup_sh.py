@@ -462,6 +462,27 @@ def test_hotspot_dry_run(tmp_path: Path) -> None:
     assert "   |  AmbientCapabilities=CAP_NET_BIND_SERVICE" in out
 
 
+def test_hotspot_channel_and_the_table_restarted_without_waiting_at_boot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A card's boot service (KALIMAMBO_AT_BOOT) passes its channel; the table's restarts
+    are queued (--no-block): that service runs before the table and would wait for itself."""
+    root = fake_pi(tmp_path, PI4)
+    out = dry_run(root, "--hotspot", "kalimambo-abcd", "--hotspot-channel", "11")
+    assert "802-11-wireless.channel 11" in lines_with(out, "nmcli connection add")[0]
+    assert lines_with(out, "systemctl restart kalimambo.service")
+    assert not lines_with(out, "--no-block")
+    monkeypatch.setenv("KALIMAMBO_AT_BOOT", "1")
+    booted = dry_run(root, "--hotspot", "kalimambo-abcd", "--hotspot-channel", "11")
+    monkeypatch.delenv("KALIMAMBO_AT_BOOT")
+    assert lines_with(booted, "systemctl --no-block restart kalimambo.service")
+    assert not lines_with(booted, "systemctl restart kalimambo")
+    for wrong, words in (("14", "from 1 to 13, not '14'"), ("six", "not 'six'")):
+        done = setup_sh("--dry-run", "--hotspot", "x", "--hotspot-channel", wrong, root=root)
+        assert done.returncode == 2 and words in done.stderr
+    done = setup_sh("--dry-run", "--hotspot-channel", "6", root=root)
+    assert done.returncode == 2 and "--hotspot-channel goes with --hotspot" in done.stderr
+
+
 def test_hotspot_installs_what_it_calls(tmp_path: Path) -> None:
     """rfkill, dnsmasq-base (NetworkManager's shared mode) and wpasupplicant: Raspberry Pi
     OS has them, a trimmed system may not (the first booted install stopped at rfkill)."""
