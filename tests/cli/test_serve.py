@@ -54,6 +54,15 @@ def test_a_broken_or_missing_hotspot_file_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "d").exists()  # refused before the data dir is touched
 
 
+def test_a_broken_or_missing_table_file_is_refused(tmp_path: Path) -> None:
+    table = tmp_path / "table.toml"
+    table.write_text('name = "kalimambo-abcd"\nlanguage = "nl"\n')
+    data = ("--data-dir", str(tmp_path / "d"))
+    assert_refused(serve("--table-file", str(table), *data), "language is one of en")
+    assert_refused(serve("--table-file", str(tmp_path / "none.toml"), *data), "no file")
+    assert not (tmp_path / "d").exists()
+
+
 def test_a_port_in_use_is_refused_at_once(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
