@@ -441,11 +441,12 @@ dev_tools() {
     # rsvg-convert in librsvg2-bin: the wiring diagram drawn by librsvg and by chromium;
     # WebKitWebDriver in webkit2gtk-driver, which brings WebKitGTK's MiniBrowser, and
     # Xvfb in xvfb: the WebKit browser tests; node and npm: the JavaScript type check;
-    # zbarimg in zbar-tools: the Wi-Fi QR code read back; mtools, dosfstools and fdisk:
-    # the small disk images that setup.sh --image must refuse or clean up after)
+    # zbarimg in zbar-tools: the Wi-Fi QR code read back; mtools, dosfstools, fdisk and
+    # e2fsprogs: the small disk images that setup.sh --image must refuse or clean up after)
     for pair in chromium:chromium rsvg-convert:librsvg2-bin shellcheck:shellcheck \
             pdftoppm:poppler-utils WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb node:nodejs \
-            npm:npm zbarimg:zbar-tools mcopy:mtools mkfs.fat:dosfstools sfdisk:fdisk; do
+            npm:npm zbarimg:zbar-tools mcopy:mtools mkfs.fat:dosfstools sfdisk:fdisk \
+            mkfs.ext4:e2fsprogs; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
     done
     if [ "${#missing[@]}" != 0 ]; then

@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -102,8 +103,14 @@ def leftovers(image: Path) -> list[str]:
     return [*mounts, *[loop for loop in loops if loop.strip()]]
 
 
+def build(base: Path, out: Path) -> list[str]:
+    """The builder as ``setup.sh --image`` runs it, once that has the tools it needs
+    (setup.sh installs those with apt; here ``./setup.sh --dev`` did, but qemu-user)."""
+    return [sys.executable, str(BUILDER), str(base), str(out)]
+
+
 def refused(base: Path, out: Path, words: str) -> None:
-    done = run(SETUP, "--image", base, out)
+    done = run(*build(base, out))
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(lines) == 1 and words in lines[0], lines
@@ -167,19 +174,19 @@ def test_interrupted_mid_install_it_leaves_nothing_behind(tmp_path: Path) -> Non
     base = make_card(tmp_path / "base.img", root=fake_root(tmp_path, hang=True))
     before = base.read_bytes()
     out = tmp_path / "out.img"
-    build = subprocess.Popen([str(SETUP), "--image", str(base), str(out)], text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    builder = subprocess.Popen(build(base, out), text=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
     log = out.with_name("out.img.log")
     deadline = time.monotonic() + 120
     while "apt-get update" not in (log.read_text() if log.exists() else ""):
-        assert build.poll() is None, build.communicate()
+        assert builder.poll() is None, builder.communicate()
         assert time.monotonic() < deadline, "the build never reached the install"
         time.sleep(0.2)
     part = out.with_name("out.img.part")
     assert leftovers(part), "the build's root is not mounted while it installs"
-    build.send_signal(signal.SIGTERM)
-    stdout, stderr = build.communicate(timeout=120)
-    assert build.returncode == 130, stdout + stderr
+    builder.send_signal(signal.SIGTERM)
+    stdout, stderr = builder.communicate(timeout=120)
+    assert builder.returncode == 130, stdout + stderr
     assert "stopped (SIGTERM); nothing is left mounted" in stderr
     assert leftovers(part) == [] and leftovers(base) == []
     assert not out.exists() and not part.exists()
@@ -191,7 +198,6 @@ def test_the_repository_copy_leaves_out_images_and_what_is_not_the_project(
     """Built inside the checkout (as docs/IMAGE.md shows), the image being written must not
     be copied into itself; nor the venvs, tests, caches or git."""
     import importlib.util
-    import sys
 
     spec = importlib.util.spec_from_file_location("build_image", BUILDER)
     assert spec and spec.loader
