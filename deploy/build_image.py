@@ -457,7 +457,12 @@ def main(argv: list[str]) -> int:
     if os.environ.get("KALIMAMBO_IMAGE_NAMESPACE") != "1":
         # A mount namespace of its own: whatever ends the build, its mounts go with it.
         os.environ["KALIMAMBO_IMAGE_NAMESPACE"] = "1"
-        os.execvp("unshare", ["unshare", "--mount", "--propagation", "private", "--",
+        # In a chroot "/" is no mount point and cannot be made private: there the
+        # namespace keeps its parent's propagation (a chroot's tools run in a private one).
+        private = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"],
+                                 capture_output=True, check=False).returncode == 0
+        os.execvp("unshare", ["unshare", "--mount", "--propagation",
+                              "private" if private else "unchanged", "--",
                               sys.executable, *sys.argv])
 
     def stop(number: int, _frame: object) -> None:
