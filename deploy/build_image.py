@@ -117,6 +117,11 @@ class Layout:
         self.root_start = self.root_start_sector * sector
         self.root_size = int(parts[1]["size"]) * sector
 
+    def mount_root(self, image: Path, root: Path, mounts: Mounts, options: str = "") -> None:
+        """The root partition at ``root``, through a loop device freed with the mount."""
+        mounts.mount("-o", f"loop,{options}offset={self.root_start},"
+                           f"sizelimit={self.root_size}", image, root)
+
     def fat(self, image: Path) -> str:
         """mtools' name for the FAT partition (this machine may have no vfat to mount)."""
         return f"{image}@@{self.boot_start}"
@@ -396,16 +401,14 @@ def build(base: Path, out: Path) -> None:
                                                                     "cmdline.txt")}
         root = work / "root"
         root.mkdir()
-        mounts.mount("-o", f"loop,ro,offset={layout.root_start},sizelimit={layout.root_size}",
-                     partial, root)
+        layout.mount_root(partial, root, mounts, "ro,")
         try:
             release = check_root(root)
         except BuildError as why:
             raise BuildError(f"{base} is not a Raspberry Pi OS Lite image: {why}") from None
         mounts.undo()
         grown = grow(partial, layout)
-        mounts.mount("-o", f"loop,offset={grown.root_start},sizelimit={grown.root_size}",
-                     partial, root)
+        grown.mount_root(partial, root, mounts)
         print(f"  Raspberry Pi OS {release.capitalize()} (arm64); the root grown by "
               f"{GROW_MIB} MiB", flush=True)
         arm64_runs_here(root)
@@ -414,8 +417,7 @@ def build(base: Path, out: Path) -> None:
         with chroot_ready(root, boot_dir, mounts):
             install(root, log)
         mounts.undo()
-        mounts.mount("-o", f"loop,offset={grown.root_start},sizelimit={grown.root_size}",
-                     partial, root)
+        grown.mount_root(partial, root, mounts)
         leave_nothing_of_the_builder(root)
         used = sh("df", "--output=used", "-B1", root).stdout.split()[-1]
         mounts.undo()

@@ -28,13 +28,13 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kalimambo.args import Parser, fail
 from kalimambo.hardwarefile import DEFAULT_CONFIG, config_path, load_hardware
 from kalimambo.lights_cmd import DEFAULT_SOCKET, STRIPS
-from kalimambo.web.system.hotspot import HOTSPOT_FILE, HotspotFileError, read_hotspot
-from kalimambo.web.system.tablefile import TABLE_FILE, TableFileError, read_table_file
+from kalimambo.web.system.hotspot import HOTSPOT_FILE, read_hotspot
+from kalimambo.web.system.tablefile import TABLE_FILE, read_table_file
 
 PROG = "kalimambo serve"
 LIGHTS_MODES = ("child", "external", "off")
@@ -121,6 +121,19 @@ def check_port(host: str, port: int) -> str | None:
     return None
 
 
+T = TypeVar("T")
+
+
+def optional_file(read: Callable[[Path], T | None], option: str, given: str | None,
+                  default: Path) -> T | None:
+    """What a file setup.sh may have written holds (None: no such file), from the option's
+    path, else the default one; a path given that does not exist is a mistake."""
+    found = read(Path(given) if given else default)
+    if given and found is None:
+        raise ValueError(f"{option}: there is no file {given}")
+    return found
+
+
 def host_pin(option: str | None, hardware: Any) -> str | None:
     """The PIN from the option or the board file; None: the host key alone."""
     if option:
@@ -149,17 +162,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         return fail(PROG, str(error))
     try:
-        hotspot = read_hotspot(Path(args.hotspot_file or HOTSPOT_FILE))
-    except HotspotFileError as error:
+        hotspot = optional_file(read_hotspot, "--hotspot-file", args.hotspot_file,
+                                HOTSPOT_FILE)
+        table = optional_file(read_table_file, "--table-file", args.table_file, TABLE_FILE)
+    except ValueError as error:  # (the files' own errors are ValueErrors too)
         return fail(PROG, str(error))
-    if args.hotspot_file and hotspot is None:
-        return fail(PROG, f"--hotspot-file: there is no file {args.hotspot_file}")
-    try:
-        table = read_table_file(Path(args.table_file or TABLE_FILE))
-    except TableFileError as error:
-        return fail(PROG, str(error))
-    if args.table_file and table is None:
-        return fail(PROG, f"--table-file: there is no file {args.table_file}")
     data_dir = Path(args.data_dir)
     problem = check_port(args.host, args.port)
     if problem:

@@ -42,7 +42,7 @@ class Identity:
     ssh_host_key: str
     table_key: str
 
-    def differences(self, other: Identity) -> list[str]:
+    def shared_with(self, other: Identity) -> list[str]:
         """The items that are the same on both cards (none should be)."""
         return [name for name in ("hostname", "mdns", "ssid", "password", "machine_id",
                                   "ssh_host_key", "table_key")
