@@ -25,7 +25,7 @@ Any Linux machine:
                        is built from its source (apt when root: swig, gcc, python3-dev) and
                        kept in ~/.cache/kalimambo/wheels
 
-Raspberry Pi OS (found from /proc/device-tree/model; run with sudo):
+Raspberry Pi OS (found from /proc/device-tree/model; run with sudo), instead of .venv:
                        system packages (python3-venv, python3-lgpio, avahi-daemon), the
                        strip driver (rpi-ws281x on a Pi 2-4 / Zero 2 W, the ws2812-pio
                        overlay on a Pi 5), the board file /etc/kalimambo/board.toml (kept if
@@ -962,7 +962,8 @@ uninstall() {
             [ -e "$(at $kept)" ] && say "   kept: $kept, owned by root (--uninstall --purge deletes it)"
         done
     fi
-    say "   kept: the apt packages (python3-venv, python3-lgpio, avahi-daemon...) and $REPO/.venv"
+    say "   kept: the apt packages (python3-venv, python3-lgpio, avahi-daemon...)"
+    [ -d "$REPO/.venv" ] && say "   kept: $REPO/.venv"
     return 0
 }
 
@@ -1040,12 +1041,13 @@ if [ "$IS_ROOT" = 0 ] && [ "$DRY" = 0 ]; then
 fi
 
 pi_packages
-# The checkout's .venv gets no [pi] extra: the strip and buttons are driven from the
-# services' venv (and 'kalimambo' on the PATH), so rpi-ws281x is compiled once per run.
-extras=""
-[ "$DEV" = 1 ] && extras="[dev]"
-repo_venv "$extras"
-[ "$DEV" = 1 ] && dev_tools
+# The services' venv is this Pi's Kalimambo ('kalimambo' on the PATH). The checkout gets a
+# .venv of its own only with --dev (the tests): a second copy of every dependency would
+# cost a Zero 2 W minutes of pip, and a card image build as many under qemu-user.
+if [ "$DEV" = 1 ]; then
+    repo_venv "[dev]"
+    dev_tools
+fi
 service_account
 directories_and_config
 service_venv

@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pitools import CheckFailed, sh
@@ -192,8 +193,12 @@ def pip_command() -> list[str]:
     return [str(venv if venv.exists() else sys.executable), "-m", "pip"]
 
 
-def lgpio_deb(release: str, base: Path, log: Path) -> Path:
-    """python3-lgpio as Raspberry Pi OS ships it for ``release``'s Python, made once."""
+def lgpio_deb(release: str, log: Path) -> Path:
+    """python3-lgpio as Raspberry Pi OS ships it for ``release``'s Python, made once.
+
+    It needs no base root (trixie's is built in a small root of its own), so a cold run
+    makes it beside the base: two processes under qemu-user rather than one after the other.
+    """
     tag = PYTHON_TAG[release]
     debs = sorted(CACHE.glob(f"python3-lgpio_*+{tag}_arm64.deb"))
     if debs:
@@ -209,7 +214,7 @@ def lgpio_deb(release: str, base: Path, log: Path) -> Path:
            "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311",
            "-d", wheels, LGPIO, log=log)
     else:
-        build_lgpio_in_root(base, wheels, log)
+        build_lgpio_in_root(release, wheels, log)
     wheel = next(wheels.glob("lgpio-*.whl"))
     version = wheel.name.split("-")[1]
     tree = work / "deb"
@@ -231,20 +236,30 @@ def lgpio_deb(release: str, base: Path, log: Path) -> Path:
     return deb
 
 
-def build_lgpio_in_root(base: Path, out: Path, log: Path) -> None:
-    """lgpio for the root's own Python, for which PyPI has no wheel: built from its sdist
-    inside the arm64 root, with the C library's own sources linked in (lgpio's setup.py
-    does that with PYPI=1; without, it links against an installed liblgpio)."""
-    root = CACHE / "lgpio-build-root"
-    unpack_root(base, root)
+def base_and_lgpio(release: str, log: Path) -> tuple[Path, Path]:
+    """The base tarball and python3-lgpio, each made (when not cached) at the same time."""
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        lgpio = beside.submit(lgpio_deb, release, log.with_name("lgpio.log"))
+        tarball = base_tarball(release, log)
+        return tarball, lgpio.result()
+
+
+def build_lgpio_in_root(release: str, out: Path, log: Path) -> None:
+    """lgpio for the release's own Python, for which PyPI has no wheel: built from its
+    sdist inside a small arm64 root of the release (the compilers only), with the C
+    library's own sources linked in (lgpio's setup.py does that with PYPI=1; without, it
+    links against an installed liblgpio)."""
+    root = CACHE / f"lgpio-build-root-{release}"
+    sh("rm", "-rf", "--one-file-system", root)
     try:
+        sh("mmdebstrap", "--arch=arm64", "--variant=minbase",
+           "--include=gcc,libc6-dev,python3-dev,python3-venv,swig,ca-certificates",
+           "--dpkgopt=force-unsafe-io", "--aptopt=Acquire::Retries=3", release, root,
+           MIRROR, log=log)
         shutil.copy("/etc/resolv.conf", root / "etc/resolv.conf")
         trust_what_the_host_trusts(root)
         sh("mount", "-t", "proc", "proc", root / "proc")
         try:
-            chroot(root, "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install"
-                         " -y -qq --no-install-recommends gcc libc6-dev python3-dev swig"
-                         " python3-venv", log=log)
             chroot(root, "python3 -m venv /opt/build && PYPI=1 /opt/build/bin/pip wheel"
                          " --quiet --no-deps --no-binary lgpio -w /opt/build/out"
                          f" '{LGPIO}'", log=log)

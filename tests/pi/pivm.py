@@ -182,6 +182,14 @@ class Machine:
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def kernel_starts(self) -> int:
+        """How often the kernel started since power-on: a reboot inside the guest restarts
+        it in the same qemu, on the same serial console."""
+        console = self.work / f"console-{self.boots}.log"
+        if not console.exists():
+            return 0
+        return console.read_text(errors="replace").count("Booting Linux on physical CPU")
+
     def console_tail(self, lines: int = 40) -> str:
         console = self.work / f"console-{self.boots}.log"
         if not console.exists():

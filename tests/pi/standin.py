@@ -75,8 +75,7 @@ def standin_image(release: str, log: Path) -> Path:
             return image
         ensure_image_tools(log)
         piroot.ensure_host_tools(log)  # the dressing runs useradd in the arm64 root
-        tarball = piroot.base_tarball(release, log)
-        deb = piroot.lgpio_deb(release, tarball, log)
+        tarball, deb = piroot.base_and_lgpio(release, log)
         key = piroot.CACHE / "ssh-key"
         if not key.exists():
             sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key)
