@@ -40,6 +40,7 @@ from kalimambo.web.core.plans import PickCard, ResolveRound
 from kalimambo.web.core.refusals import ApiError
 from kalimambo.web.core.state import StateMachine
 from kalimambo.web.core.view import Surroundings, public_view
+from kalimambo.web.core.viewtypes import StorageView
 
 NAMES = ["Ana", "Ben", "Caro"]
 SETUP = {"rhino": 0, "order": NAMES, "dung": [10, 20]}
@@ -72,8 +73,8 @@ def started(pacing: str = "step") -> StateMachine:
 
 
 def view(state: StateMachine) -> dict[str, Any]:
-    return public_view(state, Surroundings(1, 1, "", {}, {"ok": True, "error": None}, 0.0,
-                                           lambda name: False))
+    storage: StorageView = {"ok": True, "error": None, "in_memory": False}
+    return public_view(state, Surroundings(1, 1, "", {}, storage, 0.0, lambda name: False))
 
 
 def resolved(state: StateMachine, rounds: int | None = None) -> Game:

@@ -232,11 +232,13 @@ class LightsView(LightsStatus):
 
 
 class StorageView(TypedDict):
-    """ok false: the last change could not be saved (disk full, read-only); the host page
-    shows it."""
+    """ok false: the last change could not be saved (read-only, failing), or the disk is
+    full and the game goes on in memory (``in_memory``) until there is room; the host
+    page shows it."""
 
     ok: bool
     error: str | None
+    in_memory: bool
 
 
 class BoothView(TypedDict):

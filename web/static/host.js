@@ -115,7 +115,8 @@ function render() {
   const storage = view.storage || { ok: true };
   $("storage-warning").hidden = storage.ok !== false;
   if (storage.ok === false) {
-    setText($("storage-warning"), t("host.storage", { error: storage.error || "" }));
+    setText($("storage-warning"), storage.in_memory ? t("host.storage_memory")
+      : t("host.storage", { error: storage.error || "" }));
   }
   // the game moved on without the hosted seat's pick (undo, new game): nothing to hand over
   if (!["picking", "playing"].includes(view.phase) && handoverPending()) closeHandover();

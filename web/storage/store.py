@@ -2,8 +2,13 @@
 
 WAL with ``synchronous=FULL``: each write below is one committed transaction when the
 method returns, so the table acknowledges a join, pick or round only once it would
-survive a pulled plug.  The table calls the store under its own lock; the store keeps
-no state of its own beyond the connection.
+survive a pulled plug.  The table calls the store under its own lock.
+
+One exception, so that a full card never stops a game: when the disk is full, the store
+copies itself into memory and goes on there (``in_memory``; everything from before is
+still on disk, untouched) until ``write_back`` finds room and writes it all back at
+once.  A disk that refuses writes for another reason (read-only, failing) still refuses
+each change with ``StorageError``.
 """
 
 from __future__ import annotations
@@ -12,10 +17,12 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+T = TypeVar("T")
 
 DB_NAME = "kalimambo.sqlite3"
 """The store's file in the data directory (one place: the app, the start-up checks and
@@ -109,6 +116,10 @@ STORAGE_ERRORS = {"SQLITE_FULL": "the disk is full",
                   "SQLITE_IOERR": "the disk failed to write",
                   "SQLITE_CANTOPEN": "the game store cannot be opened"}
 """SQLite errors that mean "the change could not be kept", by their primary code."""
+DISK_FULL: Final = STORAGE_ERRORS["SQLITE_FULL"]
+KEPT_IN_MEMORY: Final = ("the disk is full: the game goes on, kept in memory until there "
+                         "is room again (a restart before then loses it)")
+"""``Store.problem`` while the store lives in memory."""
 
 
 class StorageError(Exception):
@@ -167,8 +178,9 @@ SET_SETTING = ("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key)
 class Store:
     """One SQLite file; every method that writes commits before it returns.
 
-    A write the disk refuses raises ``StorageError`` with nothing kept, and
-    ``problem`` says why until a later write succeeds.
+    A write the disk refuses raises ``StorageError`` with nothing kept, and ``problem``
+    says why until a later write succeeds; a full disk instead moves the store into
+    memory (``in_memory``, ``problem`` is ``KEPT_IN_MEMORY``) until ``write_back``.
     """
 
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
@@ -177,12 +189,17 @@ class Store:
         be read."""
         self.path = path
         self.problem: str | None = None
+        self._memory: sqlite3.Connection | None = None
+        """The whole store, copied here when the disk was full: ``_db`` is this then, else
+        ``_file``, the file's own connection."""
         if read_only:
-            self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                       check_same_thread=False, isolation_level=None)
+            self._db = self._file = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro",
+                                                    uri=True, check_same_thread=False,
+                                                    isolation_level=None)
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db = self._file = sqlite3.connect(str(path), check_same_thread=False,
+                                                isolation_level=None)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
@@ -199,37 +216,78 @@ class Store:
             raise
 
     def close(self) -> None:
-        self._db.close()
+        self._file.close()
+        if self._memory is not None:
+            self._memory.close()
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Any:
-        """One transaction: all of it is on disk when the block ends, or none of it."""
-        db = self._db
+    @property
+    def in_memory(self) -> bool:
+        """Whether the store lives in memory (the disk was full) until ``write_back``."""
+        return self._memory is not None
+
+    def _commit(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work`` as one transaction: all of it is on disk when this returns, or none
+        of it (``StorageError``); with the disk full, all of it in memory."""
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+            result = self._transaction(self._db, work)
         except sqlite3.Error as error:
             reason = storage_reason(error)
             if reason is None:
                 raise
+            if reason != DISK_FULL or self._memory is not None:
+                self.problem = reason
+                raise StorageError(reason) from None
+            self._to_memory()
+            result = self._transaction(self._db, work)
+        self.problem = KEPT_IN_MEMORY if self._memory is not None else None
+        return result
+
+    @staticmethod
+    def _transaction(db: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(db)
+            db.execute("COMMIT")
+        except BaseException:
             if db.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
-            self.problem = reason
-            raise StorageError(reason) from None
+            raise
+        return result
+
+    def _to_memory(self) -> None:
+        """The disk is full: from now on the store is a copy in memory (reading the file
+        needs no room); the file keeps everything from before, untouched."""
+        memory = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._file.backup(memory)
+        memory.execute("PRAGMA foreign_keys=ON")
+        self._memory = self._db = memory
+        self.problem = KEPT_IN_MEMORY
+
+    def write_back(self) -> bool:
+        """Write the store kept in memory back to the file, all of it in one transaction
+        (SQLite's backup: on a disk still too full, the file stays as it was). Whether
+        the store is on disk again."""
+        if self._memory is None:
+            return True
+        try:
+            self._memory.backup(self._file)
+        except sqlite3.Error as error:
+            if storage_reason(error) is None:
+                raise
+            return False
+        self._memory.close()
+        self._memory = None
+        self._db = self._file
         self.problem = None
+        return True
 
     def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> None:
-        """Run statements as one transaction: all of them are on disk, or none."""
-        with self._transaction() as db:
+        """Run statements as one transaction: all of them are kept, or none."""
+        def work(db: sqlite3.Connection) -> None:
             for sql, params in statements:
                 db.execute(sql, params)
+        self._commit(work)
 
     # -- settings ----------------------------------------------------------------
     def setting(self, key: str, default: Any = None) -> Any:
@@ -298,7 +356,7 @@ class Store:
     def new_game(self, track_length: int, archive: int | None = None,
                  seats: Sequence[SeatRow] = ()) -> int:
         """Archive ``archive`` (if any) and open a new lobby with ``seats``, at once."""
-        with self._transaction() as db:
+        def work(db: sqlite3.Connection) -> int:
             if archive is not None:
                 db.execute("UPDATE games SET archived = 1 WHERE id = ?", (archive,))
                 db.execute("DELETE FROM picks WHERE game_id = ?", (archive,))
@@ -311,7 +369,8 @@ class Store:
                 db.execute("DELETE FROM seats WHERE game_id = ?", (archive,))
             for seat in seats:
                 db.execute(*self._seat_insert(game_id, seat))
-        return game_id
+            return game_id
+        return self._commit(work)
 
     def start_game(self, game_id: int, players: list[str], setup: dict[str, Any],
                    kali_deck: list[int], seats: list[SeatRow]) -> None:

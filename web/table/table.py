@@ -70,6 +70,11 @@ from kalimambo.web.table.thinking import RoundKey, Thinking, round_key
 __all__ = ["Change", "Listener", "Table"]
 
 
+WRITE_BACK_EVERY_S = 10.0
+"""How often a table whose store went into memory (a full disk) tries the disk again: each
+try copies the whole store, so not at every change."""
+
+
 class Table:
     """The game at the table and its commands (seats, the game, the playback, the host's)."""
 
@@ -105,6 +110,8 @@ class Table:
         self.replaying = ReplayMode(self.state, self.replays)
         self.records = Records(store, self.lock, lambda: (self.game_id, self.state.game))
         self._kept_placing = stored_placing(store, self.game_id)
+        self._write_back_at: float | None = None
+        """While the store lives in memory (the disk was full): when to try the disk again."""
         self._keep_placing()  # a restart mid-playback names the round's pieces
         self._changed()
         self._ask_bots()  # after a restart mid-round, computer players pick again
@@ -170,7 +177,8 @@ class Table:
         view: PublicView = {
             **public_view(state, Surroundings(
                 self.publisher.next_version(), self.game_id, self.join_url(),
-                self.lights_status(), {"ok": problem is None, "error": problem},
+                self.lights_status(), {"ok": problem is None, "error": problem,
+                                       "in_memory": self.store.in_memory},
                 self.day.start(), self.streams.connected),
                 last_step=ending is not None and not ending.replay),
             # the replay module builds it as a plain dict; ReplayView is its shape
@@ -339,17 +347,32 @@ class Table:
 
     def due(self) -> float | None:
         """When the table's clock should call ``tick`` (auto pacing, a replay's next
-        step, the empty lobby's attract time), else None."""
+        step, the empty lobby's attract time, the next try to write a store kept in
+        memory back to the disk), else None."""
         with self.lock:
-            return self.mode.due()
+            due = self.mode.due()
+            if not self.store.in_memory:
+                self._write_back_at = None
+                return due
+            if self._write_back_at is None:
+                self._write_back_at = self.clock() + WRITE_BACK_EVERY_S
+            return self._write_back_at if due is None else min(due, self._write_back_at)
 
     def tick(self) -> bool:
-        """The clock: show the next step if its time has come; whether anything did."""
+        """The clock: show the next step if its time has come, write a store kept in
+        memory back if the disk has room again; whether anything did."""
         with self.lock:
-            happened = self.mode.tick(self.clock())
+            now = self.clock()
+            written = False
+            if self._write_back_at is not None and now >= self._write_back_at:
+                self._write_back_at = None  # (due sets the next try)
+                written = self.store.in_memory and self.store.write_back()
+            happened = self.mode.tick(now)
             if happened:
                 self._after(happened)
-            return bool(happened)
+            elif written:
+                self._changed()  # the host page: the table writes again
+            return bool(happened) or written
 
     def next_step(self) -> dict[str, Any]:
         """"Next" (any pacing): show one more step; answers the playback."""

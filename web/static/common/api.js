@@ -104,6 +104,7 @@ import { currentLang, hasMessage, t } from "./i18n.js";
    @typedef {object} Storage
    @property {boolean} ok
    @property {string | null} error
+   @property {boolean} in_memory
 
    @typedef {object} Booth
    @property {boolean} attract
