@@ -48,6 +48,9 @@ larger one; on a Pi 5 the card's first boot switches the strip to the PIO driver
 RELEASES = ("bookworm", "trixie")
 HOTSPOT_PACKAGES = ("rfkill", "dnsmasq-base", "wpasupplicant")
 """What ``setup.sh --hotspot`` installs; in the image so that first boot needs none."""
+DATA_PACKAGES = ("fdisk", "e2fsprogs")
+"""sfdisk and mkfs.ext4 for the data partition (deploy/card_data.py): Raspberry Pi OS Lite
+has them; the image does not count on it."""
 BUILD_ONLY_TOOLS = ("systemctl", "hostnamectl", "nmcli", "udevadm")
 """Need a running systemd or NetworkManager: in the chroot they only log (``systemctl
 enable`` works on files alone and is handed on), and they are gone before the image is."""
@@ -323,6 +326,29 @@ def copy_repository(root: Path) -> None:
     target.chmod(0o755)
 
 
+CARD_UNITS = ("kalimambo-data.service", "kalimambo-card.service")
+"""Each card's own, at every boot: its data partition, then its name, hotspot and settings."""
+FIRST_BOOT_GROWTH = (" resize", " init=/usr/lib/raspberrypi-sys-mods/firstboot")
+"""What Raspberry Pi OS's cmdline.txt carries for its first boot to grow the root over the
+whole card (Trixie's initramfs, Bookworm's init): it would grow over the data partition."""
+
+
+def make_room_for_the_data_partition(root: Path) -> None:
+    """The data partition goes behind the root (deploy/card_data.py): Raspberry Pi OS must
+    not grow the root over it at the first boot (its initramfs's and its unit's resize)."""
+    (root / "var/lib/kalimambo-data").mkdir(mode=0o755, exist_ok=True)
+    masked = root / "etc/systemd/system/rpi-resize.service"
+    masked.unlink(missing_ok=True)
+    masked.symlink_to("/dev/null")
+
+
+def without_first_boot_growth(cmdline: str) -> str:
+    """cmdline.txt without the words that grow the root at the first boot."""
+    for word in FIRST_BOOT_GROWTH:
+        cmdline = re.sub(rf"{re.escape(word)}(?=\s|$)", "", cmdline)
+    return cmdline
+
+
 def install(root: Path, log: Path) -> None:
     """``./setup.sh --port 80`` in the image, the hotspot's packages, the card's own unit."""
     for tool in BUILD_ONLY_TOOLS:
@@ -332,7 +358,7 @@ def install(root: Path, log: Path) -> None:
     try:
         chroot(root, "apt-get update -qq", log)
         chroot(root, "apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "
-                     + " ".join(HOTSPOT_PACKAGES), log)
+                     + " ".join(HOTSPOT_PACKAGES + DATA_PACKAGES), log)
         chroot(root, f"cd {IN_IMAGE} && ./setup.sh --port 80", log)
         # The strip's driver follows the model the card boots on (Pi 5: PIO, else
         # rpi-ws281x), not the Pi 4 the chroot showed.
@@ -340,9 +366,10 @@ def install(root: Path, log: Path) -> None:
         text = board.read_text()
         board.write_text(re.sub(r'^(backend\s*=\s*)"[a-z0-9]+"', r'\1"auto"', text,
                                 count=1, flags=re.M))
-        shutil.copy(REPO / "deploy/kalimambo-card.service",
-                    root / "etc/systemd/system/kalimambo-card.service")
-        chroot(root, "/usr/bin/systemctl enable kalimambo-card.service", log)
+        for unit in CARD_UNITS:
+            shutil.copy(REPO / "deploy" / unit, root / "etc/systemd/system" / unit)
+        chroot(root, "/usr/bin/systemctl enable " + " ".join(CARD_UNITS), log)
+        make_room_for_the_data_partition(root)
         chroot(root, "apt-get clean", log)
     finally:
         for tool in BUILD_ONLY_TOOLS:
@@ -421,6 +448,8 @@ def build(base: Path, out: Path) -> None:
         leave_nothing_of_the_builder(root)
         used = sh("df", "--output=used", "-B1", root).stdout.split()[-1]
         mounts.undo()
+        cmdline = boot_dir / "cmdline.txt"
+        cmdline.write_text(without_first_boot_growth(cmdline.read_text()))
         boot_files_back(partial, grown, boot_dir, before)
         partial.rename(out)
         took = time.monotonic() - begun

@@ -49,6 +49,8 @@ TABLE_FILE = ETC / "table.toml"
 APPLIED_FILE = ETC / "card-applied"
 """The fingerprint of the settings setup.sh last applied: the same at the next boot, no run."""
 BOARD_FILE = ETC / "board.toml"
+DATA_PROBLEM_FILE = Path("/run/kalimambo-data.problem")
+"""Why the data partition could not be used this boot (deploy/card_data.py writes it)."""
 KERNEL_CMDLINE = Path("/proc/cmdline")
 REPO = Path(__file__).resolve().parent.parent
 CHANNELS = (1, 6, 11)
@@ -411,6 +413,8 @@ def main() -> int:
               "./setup.sh with its settings", flush=True)
         worked, reboot = run_setup(table)
     problems = settings.problems
+    if DATA_PROBLEM_FILE.exists():  # deploy/card_data.py's, this boot
+        problems = [*problems, DATA_PROBLEM_FILE.read_text().strip()]
     if worked:
         write_private(APPLIED_FILE, wanted + "\n", 0o600)
     else:

@@ -216,3 +216,24 @@ def test_the_repository_copy_leaves_out_images_and_what_is_not_the_project(
     copied = sorted(str(p.relative_to(root / builder.IN_IMAGE.lstrip("/")))
                     for p in (root / builder.IN_IMAGE.lstrip("/")).rglob("*") if p.is_file())
     assert copied == ["deploy/card_setup.py", "docs/IMAGE.md", "setup.sh"]
+
+
+@pytest.mark.parametrize(("cmdline", "first_boot"), [
+    # Raspberry Pi OS Trixie's, as flashed: its initramfs grows the root at the first boot
+    ("console=serial0,115200 console=tty1 root=PARTUUID=9c1a0b9e-02 rootfstype=ext4 "
+     "fsck.repair=yes rootwait quiet splash plymouth.ignore-serial-consoles resize "
+     "cfg80211.ieee80211_regdom=GB\n", " resize"),
+    # Bookworm's: its first-boot init grows it
+    ("console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 "
+     "fsck.repair=yes rootwait quiet init=/usr/lib/raspberrypi-sys-mods/firstboot\n",
+     " init=/usr/lib/raspberrypi-sys-mods/firstboot"),
+])
+def test_the_root_is_not_grown_over_the_data_partition(cmdline: str, first_boot: str) -> None:
+    sys.path.insert(0, str(ROOT / "deploy"))
+    import build_image
+
+    kept = build_image.without_first_boot_growth(cmdline)
+    assert kept == cmdline.replace(first_boot, "")
+    assert build_image.without_first_boot_growth(kept) == kept
+    assert build_image.without_first_boot_growth("root=PARTUUID=1-02 resized=1\n") == \
+        "root=PARTUUID=1-02 resized=1\n"  # only the word itself

@@ -160,24 +160,43 @@ def check_nothing_of_the_builder(image: Path) -> list[str]:
                       *[str(p) for p in searched if p.exists()], check=False).stdout.split()
             if hits and needle.strip():
                 problems.append(f"{what} in {hits[:3]}")
-        wanted = root / "etc/systemd/system/multi-user.target.wants/kalimambo-card.service"
-        looked.append("kalimambo-card.service enabled (a positive check)")
-        if not wanted.is_symlink():
-            problems.append("kalimambo-card.service is not enabled")
+        for target, unit in (("multi-user", "kalimambo-card"), ("sysinit", "kalimambo-data")):
+            wanted = root / f"etc/systemd/system/{target}.target.wants/{unit}.service"
+            looked.append(f"{unit}.service enabled (a positive check)")
+            if not wanted.is_symlink():
+                problems.append(f"{unit}.service is not enabled")
+        resize = root / "etc/systemd/system/rpi-resize.service"
+        looked.append("rpi-resize.service masked: the root is not grown over the data "
+                      "partition (a positive check)")
+        if not (resize.is_symlink() and str(resize.readlink()) == "/dev/null"):
+            problems.append("rpi-resize.service is not masked")
     fat = f"{image}@@{fat_partition_offset(image)}"
     listed = sh("mdir", "-b", "-i", fat, "::/", env=MTOOLS_ENV).stdout
     looked.append("kalimambo.toml on the boot partition (a positive check)")
     if "kalimambo.toml" not in listed:
         problems.append("no kalimambo.toml on the boot partition")
+    cmdline = sh("mtype", "-i", fat, "::/cmdline.txt", env=MTOOLS_ENV).stdout.split()
+    looked.append("no first-boot growth of the root in cmdline.txt (resize, init=)")
+    if "resize" in cmdline or any(word.startswith("init=") for word in cmdline):
+        problems.append(f"cmdline.txt grows the root at the first boot: {cmdline}")
     if problems:
         raise CheckFailed("the image holds what it must not:\n  " + "\n  ".join(problems))
     return looked
 
 
+CARD_ROOM_MIB = 640
+"""A card is larger than the image: the room behind it, where the first boot makes the
+data partition (deploy/card_data.py)."""
+DATA_MOUNT = "/var/lib/kalimambo-data"
+
+
 def flash(image: Path, card: Path, settings: str | None = None) -> None:
-    """A copy of the image as one card; ``settings`` (if given) as its kalimambo.toml,
-    written from a laptop onto the FAT partition."""
+    """A copy of the image as one card (with room behind it, as on any real card);
+    ``settings`` (if given) as its kalimambo.toml, written from a laptop onto the FAT
+    partition."""
     sh("cp", "--sparse=always", image, card)
+    with card.open("r+b") as handle:
+        handle.truncate(card.stat().st_size + (CARD_ROOM_MIB << 20))
     if settings is not None:
         text = card.with_suffix(".toml")
         text.write_text(settings)
@@ -231,3 +250,24 @@ def identity(pi: Machine) -> Identity:
 def card_journal(pi: Machine) -> str:
     """What kalimambo-card.service said in this boot (kalimambo.toml's problems too)."""
     return pi.ssh("journalctl -b -u kalimambo-card -o cat --no-pager", check=False).stdout
+
+
+def check_data_partition(pi: Machine) -> str:
+    """The data partition the card made behind its root: labelled, mounted for sudden
+    power loss, the card's settings, games and network connections on it."""
+    source, options = pi.ssh(f"findmnt -no SOURCE,OPTIONS {DATA_MOUNT}",
+                             check=False).stdout.split() or ["", ""]
+    label = pi.ssh(f"blkid -o value -s LABEL {source}", check=False).stdout.strip()
+    binds = {place: pi.ssh(f"findmnt -no SOURCE {place}", check=False).stdout.strip()
+             for place in ("/etc/kalimambo", "/var/lib/kalimambo",
+                           "/etc/NetworkManager/system-connections")}
+    wanted = {"/etc/kalimambo": f"{source}[/etc]", "/var/lib/kalimambo": f"{source}[/games]",
+              "/etc/NetworkManager/system-connections": f"{source}[/network]"}
+    games = pi.ssh(f"test -s {DATA_MOUNT}/games/kalimambo.sqlite3", check=False).returncode
+    if (not re.fullmatch(r"/dev/vda3", source) or label != "kalimambo-data"
+            or not {"noatime", "data=journal"} <= set(options.split(","))
+            or binds != wanted or games != 0):
+        raise CheckFailed(f"the data partition: {source or 'not mounted'} {label!r} "
+                          f"({options}); bound: {binds}; the game store there: {games == 0}")
+    size = pi.ssh(f"df -BM --output=size {DATA_MOUNT}").stdout.split()[-1]
+    return f"{source} ({size}, {label}, data=journal), settings, games and connections on it"

@@ -27,7 +27,7 @@ from pathlib import Path
 import piroot
 from pitools import CheckFailed, sh
 
-STANDIN_VERSION = "v1"  # bump when the layout or the dressing changes: the images are remade
+STANDIN_VERSION = "v2"  # bump when the layout or the dressing changes: the images are remade
 SECTOR = 512
 BOOT_START = 16384
 """Partition 1's first sector (8 MiB), as Raspberry Pi OS's images have it."""
@@ -161,9 +161,11 @@ def dress_as_flashed(root: Path, release: str, deb: Path, public_key: str, disk_
         raise CheckFailed(f"no kernel or initramfs in {root}/boot")
     shutil.copyfile(kernels[-1], boot / "kernel8.img")
     shutil.copyfile(initrds[-1], boot / "initramfs8")
+    # Raspberry Pi OS Trixie's words, " resize" among them (its initramfs grows the root
+    # at the first boot; this one's does not, and setup.sh --image takes the word out).
     (boot / "cmdline.txt").write_text(
         f"console=serial0,115200 console=tty1 root=PARTUUID={disk_id}-02 rootfstype=ext4 "
-        "fsck.repair=yes rootwait\n")
+        "fsck.repair=yes rootwait resize\n")
     return boot
 
 
