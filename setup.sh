@@ -914,7 +914,8 @@ remove_hotspot() {
 uninstall() {
     step "Removing Kalimambo's system set-up"
     local units=() files=() name
-    for name in kalimambo-card kalimambo-lights kalimambo; do   # (-card: a card's, --image)
+    # (-data and -card: a card's, --image; the data partition stays, mounted until a reboot)
+    for name in kalimambo-data kalimambo-card kalimambo-lights kalimambo; do
         if [ -e "$(at /etc/systemd/system/$name.service)" ]; then
             units+=("$name.service")
             files+=("/etc/systemd/system/$name.service")
