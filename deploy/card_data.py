@@ -91,12 +91,12 @@ def root_disk(cmdline: str) -> Disk:
     found = re.search(r"(?:^|\s)root=(\S+)", cmdline)
     if not found:
         raise DataError("the kernel command line names no root")
-    device = run("blkid", "-o", "device", "-t", found.group(1)).stdout.strip() if "=" in \
-        found.group(1) else found.group(1)
+    root = found.group(1)  # PARTUUID=..., as Raspberry Pi OS's cmdline.txt names it
+    device = run("blkid", "-o", "device", "-t", root).stdout.strip() if "=" in root else root
     name = Path(os.path.realpath(device)).name
     number = Path(f"/sys/class/block/{name}/partition")
     if not device or not number.exists():
-        raise DataError(f"the root {found.group(1)} is no partition of a disk")
+        raise DataError(f"the root {root} is no partition of a disk")
     disk = run("lsblk", "-ndo", "PKNAME", f"/dev/{name}").stdout.strip()
     return Disk(f"/dev/{disk}", int(number.read_text()))
 
