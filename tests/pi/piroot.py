@@ -278,6 +278,9 @@ def cross_build_lgpio(release: str, work: Path, site: Path, log: Path) -> None:
        *sorted((source / "src").glob("lg*.c")), source / "src/rgpiod.c", "lgpio_wrap.c",
        "-lrt", "-ldl", "-o", module, cwd=source, log=log)
     shutil.copy(source / "lgpio.py", site / "lgpio.py")
+    # Its metadata as Debian's packages carry it: pip in a venv that sees the system's
+    # packages then finds lgpio installed (without it pip builds lgpio from its sdist).
+    shutil.copytree(source / "lgpio.egg-info", site / f"lgpio-{LGPIO.split('==')[1]}.egg-info")
 
 
 def trust_what_the_host_trusts(root: Path) -> None:
