@@ -4,11 +4,11 @@ and mounted at every boot, before anything writes to it.
 
 Why a partition of its own: at a booth the plug is pulled every evening. The games, the
 archive and what makes the card its own table (``/etc/kalimambo``, the hotspot's
-connection, the SSH host keys) live here, apart from the root that the OS, apt and the
-journal write to, so a cut can only catch this small file system mid-write. It is ext4
-with its data journalled too (``data=journal``: a write is whole or absent after a cut,
-files and metadata alike) and no access times; ``e2fsck`` repairs it at every boot
-without asking, before it is mounted.
+connection) live here, apart from the root that the OS, apt and the journal write to: a
+cut that catches the root mid-write cannot take a game with it. It is ext4 with its data
+journalled too (``data=journal``: a write is whole or absent after a cut, files and
+metadata alike) and no access times; ``e2fsck`` repairs it at every boot without asking,
+before it is mounted.
 
 Every step can be cut at any moment; the next boot finds where it stopped and goes on:
 
