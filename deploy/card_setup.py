@@ -36,6 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from card_data import PROBLEM_FILE as DATA_PROBLEM_FILE  # (beside it in deploy/)
+
 from kalimambo.firmware.hardware import HardwareFileError, parse_hardware
 from kalimambo.firmware.hardwarewrite import replace_text, with_values
 from kalimambo.web.system.tablefile import LANGUAGES, TableSettings, table_file_text
@@ -49,8 +52,6 @@ TABLE_FILE = ETC / "table.toml"
 APPLIED_FILE = ETC / "card-applied"
 """The fingerprint of the settings setup.sh last applied: the same at the next boot, no run."""
 BOARD_FILE = ETC / "board.toml"
-DATA_PROBLEM_FILE = Path("/run/kalimambo-data.problem")
-"""Why the data partition could not be used this boot (deploy/card_data.py writes it)."""
 KERNEL_CMDLINE = Path("/proc/cmdline")
 REPO = Path(__file__).resolve().parent.parent
 CHANNELS = (1, 6, 11)

@@ -40,7 +40,8 @@ BASE_PACKAGES = ("systemd,systemd-sysv,udev,dbus,kmod,iproute2,network-manager,w
                  "e2fsprogs,busybox,iw,netbase,initramfs-tools,linux-image-arm64")
 RELEASE_PACKAGES = {"bookworm": "", "trixie": ",netplan.io"}
 PYTHON_TAG = {"bookworm": "cp311", "trixie": "cp313"}
-LGPIO = "lgpio==0.2.2.0"
+LGPIO_VERSION = "0.2.2.0"
+LGPIO = f"lgpio=={LGPIO_VERSION}"
 """The lgpio that Raspberry Pi OS ships as python3-lgpio (Bookworm and Trixie alike)."""
 INITRAMFS_MODULES = "virtio_pci\nvirtio_blk\nvirtio_net\nvirtio_rng\next4\ncrc32c_generic\n"
 STANDINS = ("systemctl", "hostnamectl", "udevadm", "nmcli")
@@ -217,17 +218,16 @@ def lgpio_deb(release: str, log: Path) -> Path:
         sh("python3", "-m", "zipfile", "-e", next(wheels.glob("lgpio-*.whl")), site)
     else:
         cross_build_lgpio(release, work / "build", site, log)
-    version = LGPIO.split("==")[1]
     for so in site.rglob("*.so*"):
         so.chmod(0o755)
     (tree / "DEBIAN").mkdir()
     (tree / "DEBIAN/control").write_text(
-        f"Package: python3-lgpio\nVersion: {version}-1+{tag}\nArchitecture: arm64\n"
+        f"Package: python3-lgpio\nVersion: {LGPIO_VERSION}-1+{tag}\nArchitecture: arm64\n"
         "Maintainer: Kalimambo tests <nobody@invalid>\nDepends: python3\n"
         "Section: python\nPriority: optional\n"
         "Description: lgpio for Python 3 (stand-in for Raspberry Pi OS's package)\n"
         " Made from lgpio by tests/pi for the emulated Raspberry Pi.\n")
-    deb = CACHE / f"python3-lgpio_{version}-1+{tag}_arm64.deb"
+    deb = CACHE / f"python3-lgpio_{LGPIO_VERSION}-1+{tag}_arm64.deb"
     sh("dpkg-deb", "--root-owner-group", "--build", tree, deb, log=log)
     shutil.rmtree(work)
     return deb
@@ -260,7 +260,8 @@ def cross_build_lgpio(release: str, work: Path, site: Path, log: Path) -> None:
         apt = (*APT, "-o", "DPkg::Lock::Timeout=1800")
         sh(*apt, "update", "-qq", log=log)
         sh(*apt, "install", "-y", "-qq", "--no-install-recommends", *missing, log=log, env=env)
-    python = "3.11" if PYTHON_TAG[release] == "cp311" else "3.13"
+    tag = PYTHON_TAG[release]
+    python = f"{tag[2]}.{tag[3:]}"  # cp313: 3.13
     work.mkdir(parents=True)
     headers = work / "headers"
     sh("mmdebstrap", "--quiet", "--variant=extract", "--arch=arm64",
@@ -272,7 +273,7 @@ def cross_build_lgpio(release: str, work: Path, site: Path, log: Path) -> None:
         sdist.extractall(work, filter="data")
     source = next(p for p in work.glob("lgpio-*") if p.is_dir())
     sh("swig", "-python", "-Isrc", "-o", "lgpio_wrap.c", "lgpio.i", cwd=source, log=log)
-    module = site / f"_lgpio.cpython-{python.replace('.', '')}-aarch64-linux-gnu.so"
+    module = site / f"_lgpio.cpython-{tag[2:]}-aarch64-linux-gnu.so"
     sh("aarch64-linux-gnu-gcc", "-O3", "-pthread", "-fPIC", "-shared", "-Isrc",
        f"-I{headers}/usr/include/python{python}", "-idirafter", f"{headers}/usr/include",
        *sorted((source / "src").glob("lg*.c")), source / "src/rgpiod.c", "lgpio_wrap.c",
@@ -280,7 +281,7 @@ def cross_build_lgpio(release: str, work: Path, site: Path, log: Path) -> None:
     shutil.copy(source / "lgpio.py", site / "lgpio.py")
     # Its metadata as Debian's packages carry it: pip in a venv that sees the system's
     # packages then finds lgpio installed (without it pip builds lgpio from its sdist).
-    shutil.copytree(source / "lgpio.egg-info", site / f"lgpio-{LGPIO.split('==')[1]}.egg-info")
+    shutil.copytree(source / "lgpio.egg-info", site / f"lgpio-{LGPIO_VERSION}.egg-info")
 
 
 def trust_what_the_host_trusts(root: Path) -> None:
