@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 from kalimambo.args import Parser, fail
 from kalimambo.hardwarefile import DEFAULT_CONFIG, config_path, load_hardware
 from kalimambo.lights_cmd import DEFAULT_SOCKET, STRIPS
+from kalimambo.web.http.appconfig import AppConfig, host_pin_of
 from kalimambo.web.system.hotspot import HOTSPOT_FILE, read_hotspot
 from kalimambo.web.system.tablefile import TABLE_FILE, read_table_file
 
@@ -134,15 +135,6 @@ def optional_file(read: Callable[[Path], T | None], option: str, given: str | No
     return found
 
 
-def host_pin(option: str | None, hardware: Any) -> str | None:
-    """The PIN from the option or the board file; None: the host key alone."""
-    if option:
-        return option
-    if getattr(hardware, "host_pin", None):
-        return str(hardware.host_pin)
-    return None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     if args.host_pin is not None and not (1 <= len(args.host_pin) <= 64
@@ -177,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         opened = open_data_dir(data_dir)
     except StartupError as error:
         return fail(PROG, str(error))
-    pin = host_pin(args.host_pin, hardware)
+    pin = host_pin_of(args.host_pin, hardware)
 
     from kalimambo.web.system.netaddr import join_url
 
@@ -198,9 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.lights != "off":
         socket_path = args.lights_socket or (str(Path(private, "lights.sock")) if private
                                              else DEFAULT_SOCKET)
-    config = {"DATA_DIR": str(data_dir), "HOST_PIN": pin, "HOST_KEY": opened.host_key,
-              "HARDWARE": hardware, "PORT": args.port, "JOIN_URL": url, "RUNNER": "auto",
-              "LIGHTS_SOCKET": socket_path, "HOTSPOT": hotspot, "TABLE": table}
+    config = AppConfig(data_dir=data_dir, host_pin=pin, host_key=opened.host_key,
+                       hardware=hardware, port=args.port, join_url=url, runner="auto",
+                       lights_socket=socket_path, hotspot=hotspot, table=table)
     child = None
     if private is not None and socket_path is not None:
         from kalimambo.web.system.lightschild import LightsChild
@@ -236,7 +228,7 @@ def room_for_connections() -> None:
               f"a flood may leave the table none of its own", file=sys.stderr)
 
 
-def run(host: str, port: int, config: dict[str, Any],
+def run(host: str, port: int, config: AppConfig,
         worker_timeout: int = WORKER_TIMEOUT_S,
         on_stop: Callable[[], None] | None = None) -> None:
     """Serve the app with gunicorn: one gevent worker, many connections; ``on_stop``

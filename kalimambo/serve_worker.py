@@ -18,6 +18,7 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.workers.ggevent import GeventWorker
 
 from kalimambo.web.http import limits
+from kalimambo.web.http.appconfig import AppConfig
 
 BOOT_ALLOWANCE_S = 180.0
 """How long a new worker may take to load the app before the timeout counts: a Pi Zero 2 W
@@ -151,7 +152,7 @@ class TableServer(BaseApplication):  # type: ignore[misc]
     master as soon as a stop signal comes, ``notify_address`` is systemd's (the worker's
     alone to speak to)."""
 
-    def __init__(self, host: str, port: int, config: dict[str, Any], worker_timeout: int,
+    def __init__(self, host: str, port: int, config: AppConfig, worker_timeout: int,
                  notify_address: str, on_stop: Callable[[], None] | None = None) -> None:
         self.host, self.port, self.config = host, port, config
         self.worker_timeout, self.notify_address = worker_timeout, notify_address

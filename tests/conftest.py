@@ -38,6 +38,7 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web.http.appconfig import AppConfig
 from tests.helpers import ROOT, child_pids, free_port, runs
 
 
@@ -254,9 +255,9 @@ def real_lgpio() -> None:
 def app(tmp_path: Path) -> Iterator[Any]:
     from kalimambo.web.http.app import create_app
 
-    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": PIN,
-                      "STRIP": "sim", "RUNNER": "inline",
-                      "JOIN_URL": "http://192.0.2.10:8000/", "HEARTBEAT": 0.2})
+    app = create_app(AppConfig(testing=True, data_dir=tmp_path / "data", host_pin=PIN,
+                               runner="inline", join_url="http://192.0.2.10:8000/",
+                               heartbeat_s=0.2))
     yield app
     app.extensions["kalimambo"].close()
 

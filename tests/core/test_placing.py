@@ -15,7 +15,7 @@ import pytest
 from kalimambo.engine.timeline import BoardState
 from kalimambo.web.core.happenings import PiecesPlaced, Settings
 from kalimambo.web.core.placing import Placing, jump
-from kalimambo.web.core.refusals import ApiError
+from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.core.state import StateMachine, board_of
 from tests.core.test_state import NAMES, SETUP, pick_round, resolved, skip, started, view
 
@@ -127,9 +127,9 @@ def test_the_hosts_done_ends_it_and_a_second_done_is_refused() -> None:
     assert state.placed() == [PiecesPlaced()]
     assert view(state)["placing"] is None and state.snapshot() != before
     after = state.snapshot()
-    with pytest.raises(ApiError, match="no pieces") as refused:
+    with pytest.raises(Refusal, match="no pieces") as refused:
         state.placed()
-    assert refused.value.status == 409 and state.snapshot() == after
+    assert refused.value.kind is Kind.CONFLICT and state.snapshot() == after
 
 
 def test_a_restart_mid_playback_names_the_pieces_the_round_moves_back() -> None:

@@ -37,7 +37,7 @@ from kalimambo.web.core.happenings import (
     StepShown,
 )
 from kalimambo.web.core.plans import PickCard, ResolveRound
-from kalimambo.web.core.refusals import ApiError
+from kalimambo.web.core.refusals import Refusal
 from kalimambo.web.core.state import StateMachine
 from kalimambo.web.core.view import Surroundings, public_view
 from kalimambo.web.core.viewtypes import StorageView
@@ -135,7 +135,7 @@ def test_a_whole_game_lobby_picking_playing_finished() -> None:
         assert view(state)["history"] == [p.to_dict() for p in state.history[:-1]]
         shown: list[Any] = []
         while state.phase == "playing":
-            with pytest.raises(ApiError, match="still being played"):
+            with pytest.raises(Refusal, match="still being played"):
                 state.plan_pick(NAMES[0], round_no, 0)
             step = state.next_step(1.0)
             assert isinstance(step[0], StepShown) and step[0].step == playback.step
@@ -156,7 +156,7 @@ def test_a_whole_game_lobby_picking_playing_finished() -> None:
     assert state.phase == "finished"
     final = view(state)
     assert final["winners"] == resolved(state).winners() and len(final["history"]) == ROUNDS
-    with pytest.raises(ApiError, match="game is over"):
+    with pytest.raises(Refusal, match="game is over"):
         state.plan_pick(NAMES[0], ROUNDS + 1, 0)
 
 
@@ -303,7 +303,7 @@ def refusals(state: StateMachine) -> list[tuple[str, Callable[[], object]]]:
 def check_refusals(state: StateMachine) -> None:
     for code, command in refusals(state):
         before = state.snapshot()
-        with pytest.raises(ApiError) as refused:
+        with pytest.raises(Refusal) as refused:
             command()
             pytest.fail(f"{code} was not refused")
         assert refused.value.code == code
@@ -364,7 +364,7 @@ COMMANDS = ("join", "bots", "remove", "start", "pick_any", "next", "skip", "tick
 
 
 def run(state: StateMachine, command: str, n: int, now: float) -> None:
-    """One command with arguments drawn from ``n`` (ApiError when refused)."""
+    """One command with arguments drawn from ``n`` (Refusal when refused)."""
     names = [s.name for s in state.seats]
     game = state.game
     if command == "join":
@@ -450,7 +450,7 @@ def test_random_commands_never_break_the_invariants(commands: list[tuple[str, in
         before = state.snapshot()
         try:
             run(state, command, n, now)
-        except ApiError:
+        except Refusal:
             assert state.snapshot() == before, command
         check_invariants(state)
 
@@ -471,7 +471,7 @@ def test_random_playbacks_end_on_the_records_board(seed: int, moves: list[str]) 
             rounds += 1
             continue
         now += 0.5 + (seed % 5)
-        with contextlib.suppress(ApiError):
+        with contextlib.suppress(Refusal):
             if move == "next":
                 state.next_step(now)
             elif move == "skip":

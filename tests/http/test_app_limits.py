@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.table.hints import HintDesk
 from kalimambo.web.table.hostlogin import FREE_TRIES, GLOBAL_TRIES_PER_MINUTE
 from tests.conftest import PIN
@@ -111,7 +112,7 @@ def test_hosted_seats_with_path_like_names_play_to_the_end(client: Any,
 def test_seat_ids_survive_a_restart(tmp_path: Any) -> None:
     from kalimambo.web.http.app import create_app
 
-    config = {"DATA_DIR": str(tmp_path / "d"), "HOST_PIN": PIN, "RUNNER": "inline"}
+    config = AppConfig(data_dir=tmp_path / "d", host_pin=PIN, runner="inline")
     first = create_app(config)
     first.test_client().post("/api/v1/join", json={"name": "Ana"})
     ids = [s["id"] for s in first.test_client().get("/api/v1/state").json["seats"]]
@@ -237,11 +238,13 @@ def test_a_hint_that_waits_too_long_is_429() -> None:
     deadline = time.monotonic() + 30
     while not desk._jobs and time.monotonic() < deadline:
         time.sleep(0.01)
-    from kalimambo.web.core.refusals import ApiError
+    from kalimambo.web.core.refusals import Refusal
+    from kalimambo.web.http.statuses import http_headers, http_status
 
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(Refusal) as refused:
         desk.get("b", lambda: 1)  # the only slot is taken by "a"
-    assert refused.value.status == 429 and refused.value.code == "hint_busy"
+    assert http_status(refused.value) == 429 and refused.value.code == "hint_busy"
+    assert http_headers(refused.value) == {"Retry-After": "2"}
     hold.set()
     first.join(30)
     assert desk.get("b", lambda: 1) == 1  # a refused search is not kept: it runs now
@@ -275,7 +278,7 @@ def test_a_store_from_before_seat_ids_gets_ids(tmp_path: Any) -> None:
     from kalimambo.web.http.app import create_app
     from kalimambo.web.storage.store import DB_NAME
 
-    config = {"DATA_DIR": str(tmp_path / "d"), "HOST_PIN": PIN, "RUNNER": "inline"}
+    config = AppConfig(data_dir=tmp_path / "d", host_pin=PIN, runner="inline")
     first = create_app(config)
     token = first.test_client().post("/api/v1/join", json={"name": "Ana"}).json["token"]
     first.extensions["kalimambo"].close()

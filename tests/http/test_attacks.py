@@ -37,6 +37,7 @@ import pytest
 
 from bench.attacks import request_bytes
 from kalimambo.web.http import limits
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.storage.store import DB_NAME, KEPT_IN_MEMORY, SettingKey
 from tests.conftest import ROOT, ServerProcess, http
 from tests.helpers import assert_refused, child_pids, free_port, kalimambo, runs
@@ -589,7 +590,7 @@ def serve_once(data_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 def make_store(data_dir: Path) -> Path:
     from kalimambo.web.http.app import create_app
 
-    app = create_app({"DATA_DIR": str(data_dir), "HOST_PIN": "1234", "RUNNER": "inline"})
+    app = create_app(AppConfig(data_dir=data_dir, host_pin="1234", runner="inline"))
     client = app.test_client()
     for name in ("Ana", "Ben", "Caro"):
         client.post("/api/v1/join", json={"name": name})

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web.http.appconfig import AppConfig
 from tests.conftest import PIN
 
 
@@ -48,8 +49,8 @@ def test_the_host_page_says_where_the_host_link_is(client: Any) -> None:
 def pinless(tmp_path: Path) -> Iterator[Any]:
     from kalimambo.web.http.app import create_app
 
-    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": None,
-                      "RUNNER": "inline", "JOIN_URL": "http://192.0.2.10:8000/"})
+    app = create_app(AppConfig(testing=True, data_dir=tmp_path / "data", host_pin=None,
+                               runner="inline", join_url="http://192.0.2.10:8000/"))
     yield app.test_client()
     app.extensions["kalimambo"].close()
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web.http.appconfig import AppConfig
 from tests.conftest import PIN
 
 schemathesis = pytest.importorskip("schemathesis")
@@ -53,9 +54,8 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict
     from kalimambo.web.http.app import create_app
 
     data = Path(tmp_path_factory.mktemp("openapi")) / "data"
-    app = create_app({"TESTING": True, "DATA_DIR": str(data), "HOST_PIN": PIN,
-                      "STRIP": "sim", "RUNNER": "inline", "JOIN_URL": "http://192.0.2.10/",
-                      "HEARTBEAT": 0.2})
+    app = create_app(AppConfig(testing=True, data_dir=data, host_pin=PIN, runner="inline",
+                               join_url="http://192.0.2.10/", heartbeat_s=0.2))
     client = app.test_client()
     host = client.post("/api/v1/host", json={"pin": PIN}).json["token"]
     seat = client.post("/api/v1/join", json={"name": "Ana"}).json["token"]
@@ -140,8 +140,8 @@ def test_schemathesis_stateful_hosted_seats(tmp_path: Path) -> None:
     starts from an empty lobby."""
     from kalimambo.web.http.app import create_app
 
-    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": PIN,
-                      "STRIP": "sim", "RUNNER": "inline", "JOIN_URL": "http://192.0.2.10/"})
+    app = create_app(AppConfig(testing=True, data_dir=tmp_path / "data", host_pin=PIN,
+                               runner="inline", join_url="http://192.0.2.10/"))
     client = app.test_client()
     host = client.post("/api/v1/host", json={"pin": PIN}).json["token"]
     seat = client.post("/api/v1/join", json={"name": "Ana"}).json["token"]

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from kalimambo.web.http.app import create_app
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.http.pages import qr_svg
 from kalimambo.web.storage.store import DB_NAME, SettingKey
 from kalimambo.web.table.hostlogin import FREE_TRIES, is_own_screen
@@ -173,10 +174,10 @@ def test_the_first_host_code_logs_in_once_then_the_window_closes_for_good(
         client.post("/api/v1/host", json={"pin": code}, environ_base=AWAY)
     assert client.post("/api/v1/host", json={"pin": PIN}, environ_base=AWAY).status_code == 200
     # a restart keeps it closed: host tokens are kept
-    data_dir = client.application.config["DATA_DIR"]
+    data_dir = client.application.extensions["kalimambo.config"].data_dir
     client.application.extensions["kalimambo"].close()
-    again = create_app({"TESTING": True, "DATA_DIR": data_dir, "HOST_PIN": PIN,
-                        "STRIP": "sim", "RUNNER": "inline", "JOIN_URL": JOIN_URL})
+    again = create_app(AppConfig(testing=True, data_dir=Path(data_dir), host_pin=PIN,
+                                 runner="inline", join_url=JOIN_URL))
     try:
         other = again.test_client()
         assert other.get("/host-qr.svg", environ_base=OWN).status_code == 403
@@ -274,7 +275,7 @@ def test_the_own_screen_has_no_host_rights(client: Any, host_token: str, path: s
 
 # -- kalimambo host-link -----------------------------------------------------------------
 def test_host_link_prints_the_link_that_logs_in(client: Any) -> None:
-    data_dir = client.application.config["DATA_DIR"]
+    data_dir = client.application.extensions["kalimambo.config"].data_dir
     key = table_of(client).host.key
     done = kalimambo("host-link", "--data-dir", data_dir, "--port", "80")
     assert done.returncode == 0, done.stderr

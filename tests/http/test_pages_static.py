@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from kalimambo.web.http import pages
+from kalimambo.web.http.appconfig import AppConfig
 
 WEB = pages.WEB_DIR
 TEMPLATES = WEB / "templates"
@@ -114,8 +115,7 @@ def test_scripts_never_put_text_into_html() -> None:
 def client(tmp_path: Path) -> Iterator[Any]:
     from kalimambo.web.http.app import create_app
 
-    app = create_app({"DATA_DIR": str(tmp_path), "RUNNER": "inline", "STRIP": "sim",
-                      "JOIN_URL": "http://10.1.2.3:8000/"})
+    app = create_app(AppConfig(data_dir=tmp_path, runner="inline", join_url="http://10.1.2.3:8000/"))
     yield app.test_client()
     app.extensions["kalimambo"].close()
 

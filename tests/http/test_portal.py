@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.http.portal import APPLE_SUCCESS
 from kalimambo.web.system.hotspot import Hotspot
 
@@ -36,10 +37,9 @@ def make_app(tmp_path: Path) -> Iterator[Any]:
     (tmp_path / "arp").write_text(ARP_HEADER + arp_line(PHONE, MAC))
 
     def make(hotspot: Hotspot | None = BOOTH) -> Any:
-        app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"),
-                          "RUNNER": "inline", "PORT": 80, "HOTSPOT": hotspot,
-                          "ARP_FILE": str(tmp_path / "arp"),
-                          "JOIN_URL": "http://10.42.0.1/"})
+        app = create_app(AppConfig(testing=True, data_dir=tmp_path / "data", runner="inline",
+                                   port=80, hotspot=hotspot, arp_file=tmp_path / "arp",
+                                   join_url="http://10.42.0.1/"))
         made.append(app)
         return app
 

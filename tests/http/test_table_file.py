@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.system.tablefile import TableSettings
 
 CARD = TableSettings("kalimambo-qxzw", "de",
@@ -23,8 +24,8 @@ def make_app(tmp_path: Path) -> Iterator[Any]:
     made: list[Any] = []
 
     def make(table: TableSettings | None) -> Any:
-        app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / f"d{len(made)}"),
-                          "RUNNER": "inline", "TABLE": table})
+        app = create_app(AppConfig(testing=True, data_dir=tmp_path / f"d{len(made)}",
+                                   runner="inline", table=table))
         made.append(app)
         return app.test_client()
 

@@ -33,6 +33,7 @@ from kalimambo.web.core.viewtypes import (
     ReplayView,
     RoundEvent,
 )
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.http.openapi import document
 from kalimambo.web.http.typeschema import fields as typed_fields
 from kalimambo.web.storage.store import DB_NAME, Store
@@ -201,8 +202,8 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seen]:
 
     found = Seen()
     data = Path(tmp_path_factory.mktemp("views")) / "data"
-    app = create_app({"TESTING": True, "DATA_DIR": str(data), "HOST_PIN": PIN,
-                      "STRIP": "sim", "RUNNER": "inline", "JOIN_URL": "http://192.0.2.10/"})
+    app = create_app(AppConfig(testing=True, data_dir=data, host_pin=PIN, runner="inline",
+                               join_url="http://192.0.2.10/"))
     table = app.extensions["kalimambo"].table
     with table.lock:
         table.listeners.append(found.listen)

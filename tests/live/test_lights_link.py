@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from kalimambo.web.http.app import create_app
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.live.stripview import strip_view
 from tests.helpers import wait_for
 from tests.lights_peers import PROTOCOL, Peer, connect_lights
@@ -30,9 +31,9 @@ def socket_path(tmp_path: Path) -> str:
 
 @pytest.fixture
 def table(tmp_path: Path, socket_path: str) -> Iterator[Any]:
-    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": "1234",
-                      "RUNNER": "inline", "JOIN_URL": "http://192.0.2.1/",
-                      "LIGHTS_SOCKET": socket_path})
+    app = create_app(AppConfig(testing=True, data_dir=tmp_path / "data", host_pin="1234",
+                               runner="inline", join_url="http://192.0.2.1/",
+                               lights_socket=socket_path))
     yield app
     app.extensions["kalimambo"].close()
 
@@ -250,8 +251,8 @@ def test_without_a_lights_socket_the_view_says_lights_off(client: Any) -> None:
 
 
 def test_a_socket_that_cannot_be_made_leaves_the_table_serving(tmp_path: Path) -> None:
-    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": "1234",
-                      "LIGHTS_SOCKET": str(tmp_path / "missing" / "lights.sock")})
+    app = create_app(AppConfig(testing=True, data_dir=tmp_path / "data", host_pin="1234",
+                               lights_socket=str(tmp_path / "missing" / "lights.sock")))
     lights = app.test_client().get("/api/v1/state").json["lights"]
     assert lights["ok"] is False and "cannot listen" in lights["error"]
     app.extensions["kalimambo"].close()

@@ -15,6 +15,7 @@ from kalimambo.engine.setup import SAMPLE_NAMES as NAMES
 from kalimambo.firmware.agent import LightsAgent
 from kalimambo.firmware.hardware import default_hardware
 from kalimambo.web.http.app import create_app
+from kalimambo.web.http.appconfig import AppConfig
 from tests.helpers import wait_for
 
 
@@ -35,9 +36,9 @@ def leds_when(client: Any, condition: Any, timeout: float = 30.0) -> list[tuple[
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Any]:
     path = str(tmp_path / "lights.sock")
-    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"),
-                      "HOST_PIN": "1234", "RUNNER": "inline", "LIGHTS_SOCKET": path,
-                      "JOIN_URL": "http://192.0.2.10:8000/"})
+    app = create_app(AppConfig(testing=True, data_dir=tmp_path / "data", host_pin="1234",
+                               runner="inline", lights_socket=path,
+                               join_url="http://192.0.2.10:8000/"))
     agent = LightsAgent(default_hardware(), "sim", path).start()
     client = app.test_client()
     assert wait_for(lambda: client.get("/api/v1/state").json["lights"]["ok"], timeout=10)

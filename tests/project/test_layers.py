@@ -102,6 +102,26 @@ def test_the_core_builds_on_the_engine_alone() -> None:
     assert len(TABLE_CORE) >= 9 and wrong == []
 
 
+def http_statuses(source: str) -> list[int]:
+    """The HTTP error statuses (400-599) written as numbers in ``source``."""
+    return [node.value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and type(node.value) is int
+            and 400 <= node.value < 600]
+
+
+def test_the_core_chooses_no_http_status() -> None:
+    """A refusal in the core says what kind of wrong it is; its HTTP status is chosen in
+    web/http/statuses.py alone (the core could answer over any transport)."""
+    wrong = {path.name: found for path in sorted(CORE.glob("*.py"))
+             if (found := http_statuses(path.read_text("utf-8")))}
+    assert wrong == {}
+
+
+def test_the_status_check_sees_a_status() -> None:
+    assert http_statuses("raise Refusal(409 if late else 400, code, message)") == [409, 400]
+    assert http_statuses("rounds = 12; leds = 300; on = True") == []
+
+
 def test_the_core_check_sees_a_store_behind_an_import() -> None:
     """The replay reads the archive, so it is not (yet) in the core: the check says so."""
     reached = web_closure("table.replay")

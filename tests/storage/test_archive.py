@@ -21,6 +21,7 @@ import pytest
 
 from kalimambo.web.core.seats import COLOURS
 from kalimambo.web.http.app import create_app
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.storage.store import DB_NAME, SeatRow, Store
 from tests.conftest import PIN
 from tests.helpers import ROOT, assert_refused, end_playback, kalimambo
@@ -94,8 +95,7 @@ def store_games(data_dir: Path) -> list[int]:
 def archive_client(tmp_path: Path) -> Iterator[Any]:
     data_dir = tmp_path / "data"
     store_games(data_dir)
-    app = create_app({"TESTING": True, "DATA_DIR": str(data_dir), "HOST_PIN": PIN,
-                      "STRIP": "sim", "RUNNER": "inline"})
+    app = create_app(AppConfig(testing=True, data_dir=data_dir, host_pin=PIN, runner="inline"))
     yield app.test_client()
     app.extensions["kalimambo"].close()
 

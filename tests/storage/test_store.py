@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kalimambo.web.http.app import create_app
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.storage.store import Store
 from tests.helpers import end_playback
 
@@ -14,8 +15,8 @@ NAMES = ["Ana", "Ben", "Caro"]
 
 
 def make(data: Path, **extra: Any) -> Any:
-    return create_app({"DATA_DIR": str(data), "HOST_PIN": "1234", "RUNNER": "inline",
-                       "JOIN_URL": "http://192.0.2.10:8000/", **extra})
+    return create_app(AppConfig(data_dir=data, host_pin="1234", runner="inline",
+                                join_url="http://192.0.2.10:8000/", **extra))
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -79,12 +80,12 @@ def test_reopening_restores_everything(tmp_path: Path) -> None:
 def test_generated_host_key_is_made_once_and_kept(tmp_path: Path) -> None:
     data = tmp_path / "data"
     away = {"REMOTE_ADDR": "192.168.1.20"}
-    first = create_app({"DATA_DIR": str(data), "RUNNER": "inline"})
+    first = create_app(AppConfig(data_dir=data, runner="inline"))
     key = first.extensions["kalimambo"].table.host.key
     assert first.extensions["kalimambo"].pin is None
     first.extensions["kalimambo"].close()
     assert len(key) >= 24
-    second = create_app({"DATA_DIR": str(data), "RUNNER": "inline"})
+    second = create_app(AppConfig(data_dir=data, runner="inline"))
     assert second.extensions["kalimambo"].table.host.key == key
     client = second.test_client()
     assert client.post("/api/v1/host", json={"key": key}, environ_base=away).status_code == 200

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from kalimambo.web.http.app import create_app
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.table.day import local_midnight
 from tests.conftest import PIN
 from tests.helpers import end_playback
@@ -90,8 +91,7 @@ def test_a_bad_body_is_refused_and_changes_nothing(client: Any, host_token: str)
 
 
 def test_a_restart_keeps_the_new_day(tmp_path: Path) -> None:
-    config = {"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "HOST_PIN": PIN,
-              "STRIP": "sim", "RUNNER": "inline"}
+    config = AppConfig(testing=True, data_dir=tmp_path / "data", host_pin=PIN, runner="inline")
     app = create_app(config)
     client = app.test_client()
     host = client.post("/api/v1/host", json={"pin": PIN}).get_json()["token"]

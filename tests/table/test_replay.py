@@ -17,8 +17,9 @@ import pytest
 
 from kalimambo.engine.record import parse_record, resolve_record
 from kalimambo.engine.timeline import round_steps
-from kalimambo.web.core.refusals import ApiError
+from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.http.app import create_app
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.live.stripview import strip_view
 from kalimambo.web.storage.store import DB_NAME, Store
 from kalimambo.web.table.booth import DEFAULT_ATTRACT_AFTER_S
@@ -221,9 +222,9 @@ def test_attract_mode_off_and_no_game_today(tmp_path: Path) -> None:
     again = make_table(data_dir, clock)  # kept like the other host settings
     assert again.public_view()["booth"] == {"attract": False, "attract_after_s": 30,
                                             "sound": False}
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(Refusal) as refused:
         again.settings({"attract_after_s": 0, "sound": True})
-    assert refused.value.status == 400
+    assert refused.value.kind is Kind.BAD_INPUT
     assert again.public_view()["booth"]["sound"] is False  # nothing half-set
 
 
@@ -248,7 +249,7 @@ def test_a_host_replay_in_step_pacing_with_next_and_skip(tmp_path: Path) -> None
         table.skip()
     view = table.public_view()
     assert view["replay"]["done"] and view["replay"]["board"]["round"] == 12
-    with pytest.raises(ApiError):
+    with pytest.raises(Refusal):
         table.next_step()
     assert table.due() == pytest.approx(clock.now + END_HOLD_S)
     clock.now += END_HOLD_S
@@ -261,8 +262,7 @@ def test_a_host_replay_in_step_pacing_with_next_and_skip(tmp_path: Path) -> None
 def booth(tmp_path: Path) -> Iterator[tuple[Any, list[int]]]:
     data_dir = tmp_path / "data"
     ids = store_today(data_dir)
-    app = create_app({"TESTING": True, "DATA_DIR": str(data_dir), "HOST_PIN": PIN,
-                      "STRIP": "sim", "RUNNER": "inline"})
+    app = create_app(AppConfig(testing=True, data_dir=data_dir, host_pin=PIN, runner="inline"))
     yield app.test_client(), ids
     app.extensions["kalimambo"].close()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kalimambo.web.http.app import create_app
+from kalimambo.web.http.appconfig import AppConfig
 from tests.helpers import end_playback
 
 
@@ -14,8 +15,8 @@ def test_computer_players_pick_again_after_a_restart_mid_round(tmp_path: Path) -
     the bot picks, so the game does not stall."""
     import sqlite3
 
-    config = {"TESTING": True, "DATA_DIR": str(tmp_path), "HOST_PIN": "1234",
-              "STRIP": "sim", "RUNNER": "inline", "JOIN_URL": "http://192.0.2.10:8000/"}
+    config = AppConfig(testing=True, data_dir=tmp_path, host_pin="1234", runner="inline",
+                       join_url="http://192.0.2.10:8000/")
     app = create_app(config)
     client = app.test_client()
     token = client.post("/api/v1/join", json={"name": "Ana"}).get_json()["token"]

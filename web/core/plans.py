@@ -17,7 +17,7 @@ from kalimambo.engine.rules import ROUNDS
 from kalimambo.engine.setup import Setup
 from kalimambo.engine.values import is_int
 from kalimambo.web.core.happenings import Settings
-from kalimambo.web.core.refusals import bad_request
+from kalimambo.web.core.refusals import bad_input
 from kalimambo.web.core.seats import Seat
 
 
@@ -101,15 +101,15 @@ def check_settings(data: Mapping[str, Any], current: Settings) -> Settings:
     """The settings after ``data`` (a partial change); unknown keys are refused."""
     unknown = sorted(set(data) - {"hints", "pacing", "pause_ms"})
     if unknown:
-        raise bad_request("bad_setting", f"There is no setting {unknown[0]!r}.")
+        raise bad_input("bad_setting", f"There is no setting {unknown[0]!r}.")
     hints = data.get("hints", current.hints)
     pacing = data.get("pacing", current.pacing)
     pause = data.get("pause_ms", current.pause_ms)
     if not isinstance(hints, bool):
-        raise bad_request("bad_setting", "hints is true or false.")
+        raise bad_input("bad_setting", "hints is true or false.")
     if pacing not in PACINGS:
-        raise bad_request("bad_setting", "pacing is 'auto' or 'step'.")
+        raise bad_input("bad_setting", "pacing is 'auto' or 'step'.")
     if not is_int(pause) or not PAUSE_MS_MIN <= pause <= PAUSE_MS_MAX:
-        raise bad_request("bad_setting", "pause_ms is a whole number of milliseconds "
+        raise bad_input("bad_setting", "pause_ms is a whole number of milliseconds "
                                          f"from {PAUSE_MS_MIN} to {PAUSE_MS_MAX}.")
     return Settings(hints, str(pacing), pause)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from kalimambo.engine.events import KALI
 from kalimambo.engine.rules import EXPLORER_COLOURS
 from kalimambo.web.core.names import fold, has_visible
-from kalimambo.web.core.refusals import ApiError, bad_request
+from kalimambo.web.core.refusals import Kind, Refusal, bad_input
 
 COLOURS = EXPLORER_COLOURS
 """The wooden explorers' colours, handed out in this order."""
@@ -66,26 +66,26 @@ def clean_name(raw: object, taken: list[str]) -> str:
     (``kalimambo.web.core.names.fold``: NFKC, case, look-alike letters), and so does "Kali".
     """
     if not isinstance(raw, str):
-        raise bad_request("bad_name", "Please type a name.")
+        raise bad_input("bad_name", "Please type a name.")
     name = unicodedata.normalize("NFC", raw).strip()
     if not name:
-        raise bad_request("bad_name", "Please type a name.")
+        raise bad_input("bad_name", "Please type a name.")
     if len(name) > NAME_MAX:
-        raise bad_request("bad_name", f"That name is too long: at most {NAME_MAX} characters.")
+        raise bad_input("bad_name", f"That name is too long: at most {NAME_MAX} characters.")
     if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
            for ch in name):
-        raise bad_request("bad_name", "Please use letters, digits or ordinary signs "
+        raise bad_input("bad_name", "Please use letters, digits or ordinary signs "
                                       "in your name.")
     if not has_visible(name):
-        raise bad_request("bad_name", "Please type a name people can read.")
+        raise bad_input("bad_name", "Please type a name people can read.")
     folded = fold(name)
     if folded == fold(KALI):
-        raise ApiError(409, "name_taken", "Kali is the black figure's name: please pick "
-                                          "another one.")
+        raise Refusal(Kind.CONFLICT, "name_taken",
+                      "Kali is the black figure's name: please pick another one.")
     if any(fold(other) == folded for other in taken):
-        raise ApiError(409, "name_taken", f"Someone called {name} (or a name that looks "
-                                          "the same) is already at the table: please pick "
-                                          "another name.")
+        raise Refusal(Kind.CONFLICT, "name_taken",
+                      f"Someone called {name} (or a name that looks the same) is already at "
+                      "the table: please pick another name.")
     return name
 
 
@@ -98,5 +98,6 @@ def free_colour(seats: list[Seat]) -> str:
     raise table_full()
 
 
-def table_full() -> ApiError:
-    return ApiError(409, "table_full", f"The table is full: {MAX_SEATS} explorers at most.")
+def table_full() -> Refusal:
+    return Refusal(Kind.CONFLICT, "table_full",
+                   f"The table is full: {MAX_SEATS} explorers at most.")

@@ -5,7 +5,7 @@ resolves, how the playback's cursor moves, what undo and a new game keep) are te
 on their own, without Flask, threads, a store or a clock (tests/core/test_state.py).
 
 A command that must be saved comes in two halves: ``plan_*`` checks it against the
-state and returns a frozen plan, or raises ``ApiError`` having changed nothing;
+state and returns a frozen plan, or raises ``Refusal`` having changed nothing;
 ``apply(plan, now)`` carries the plan out and returns what happened as typed events
 (``kalimambo.web.core.happenings``).  The table (``web/table/table.py``) writes the plan to
 the store in between, so nothing is applied that is not on disk.  The playback's
@@ -55,7 +55,7 @@ from kalimambo.web.core.plans import (
     check_settings,
 )
 from kalimambo.web.core.playback import Playback, playback_ended, step_shown
-from kalimambo.web.core.refusals import ApiError, bad_request, conflict
+from kalimambo.web.core.refusals import Kind, Refusal, bad_input, conflict
 from kalimambo.web.core.seats import (
     BOT_NAMES,
     MAX_SEATS,
@@ -180,16 +180,16 @@ class StateMachine:
             for seat in self.seats:
                 if fold(seat.name) == folded:
                     return seat
-            raise ApiError(404, "no_such_seat", f"Nobody called {name.strip()} sits at "
-                                                "the table.")
-        raise ApiError(404, "no_such_seat", "Nobody by that name sits at the table.")
+            raise Refusal(Kind.NOT_FOUND, "no_such_seat",
+                          f"Nobody called {name.strip()} sits at the table.")
+        raise Refusal(Kind.NOT_FOUND, "no_such_seat", "Nobody by that name sits at the table.")
 
     def seat_with_id(self, seat_id: object) -> Seat:
         if isinstance(seat_id, str):
             for seat in self.seats:
                 if seat.id == seat_id:
                     return seat
-        raise ApiError(404, "no_such_seat", "That seat is not at the table (any more).")
+        raise Refusal(Kind.NOT_FOUND, "no_such_seat", "That seat is not at the table (any more).")
 
     def _check_lobby(self) -> None:
         if self.game is not None:
@@ -216,11 +216,11 @@ class StateMachine:
         if count is None:
             count = free
         if not is_int(count) or count < 1:
-            raise bad_request("bad_count", "Say how many computer players: 1 or more.")
+            raise bad_input("bad_count", "Say how many computer players: 1 or more.")
         if level is None:
             level = DEFAULT_LEVEL
         if level not in levels:
-            raise bad_request("bad_level", "The computer players' levels are "
+            raise bad_input("bad_level", "The computer players' levels are "
                                            + ", ".join(levels) + ".")
         if count > free:
             raise conflict("table_full", f"Only {free} seats are free.")
@@ -256,7 +256,7 @@ class StateMachine:
             game = Game(players, chosen, self.track_length,
                         kali_deck=shuffled_deck(deck_seed))
         except SetupError as error:
-            raise bad_request("bad_setup", f"That set-up does not work: {error}") from None
+            raise bad_input("bad_setup", f"That set-up does not work: {error}") from None
         return StartGame(self.revision, game, chosen)
 
     def plan_pick(self, player: str, round_no: object, card: object) -> PickCard | ResolveRound:
@@ -270,15 +270,15 @@ class StateMachine:
         if game.finished:
             raise conflict("game_over", "The game is over: no more cards to play.")
         if not is_int(round_no):
-            raise bad_request("bad_round", "Say which round the card is for.")
+            raise bad_input("bad_round", "Say which round the card is for.")
         if round_no != game.current_round:
             raise conflict("wrong_round", f"Round {round_no} is not being picked: "
                                           f"round {game.current_round} is.")
         try:
             checked = game.check_card(player, card)
         except PlayError as error:
-            raise ApiError(400 if error.code == "bad_card" else 409, error.code,
-                           str(error)) from None
+            kind = Kind.BAD_INPUT if error.code == "bad_card" else Kind.CONFLICT
+            raise Refusal(kind, error.code, str(error)) from None
         picks = {**self.picks, player: checked}
         if len(picks) < len(self.seats):
             return PickCard(self.revision, round_no, player, checked)
@@ -298,7 +298,7 @@ class StateMachine:
         """A new lobby with the same seats (people and computer players) unless asked
         to clear them."""
         if not isinstance(keep_seats, bool):
-            raise bad_request("bad_keep_seats", "keep_seats is true or false.")
+            raise bad_input("bad_keep_seats", "keep_seats is true or false.")
         return OpenLobby(self.revision, tuple(self.seats) if keep_seats else (),
                          self.playback is not None)
 
@@ -449,7 +449,7 @@ class StateMachine:
     def check_hint(self) -> Game:
         """The game a hint is asked for (hints on, a round to pick)."""
         if not self.settings.hints:
-            raise ApiError(403, "hints_off", "Hints are switched off at this table.")
+            raise Refusal(Kind.NOT_ALLOWED, "hints_off", "Hints are switched off at this table.")
         game = self.game
         if game is None or game.finished:
             raise conflict("no_round", "There is no round to pick for right now.")

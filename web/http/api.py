@@ -1,7 +1,7 @@
 """The JSON API, version 1 (docs/API.md).
 
 Thin: each route reads its input, calls the table, and answers.  The table checks
-everything and raises ``ApiError`` before changing anything.
+everything and raises ``Refusal`` before changing anything.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from flask import Blueprint, Flask, Response, current_app, request
 
-from kalimambo.web.core.refusals import ApiError, bad_request
+from kalimambo.web.core.refusals import Kind, Refusal, bad_input
 from kalimambo.web.http.limits import MAX_DEPTH
 from kalimambo.web.live.hub import Hub
 from kalimambo.web.table.hostlogin import is_own_screen
@@ -83,15 +83,16 @@ def body() -> dict[str, Any]:
     if not data.strip():
         return {}
     if request.mimetype != "application/json":
-        raise ApiError(415, "not_json", "Please send JSON (Content-Type: application/json).")
+        raise Refusal(Kind.UNREADABLE, "not_json",
+                      "Please send JSON (Content-Type: application/json).")
     try:
         parsed = orjson.loads(data)
     except orjson.JSONDecodeError:
-        raise bad_request("bad_json", "That request is not valid JSON.") from None
+        raise bad_input("bad_json", "That request is not valid JSON.") from None
     if not isinstance(parsed, dict):
-        raise bad_request("bad_json", "Please send a JSON object.")
+        raise bad_input("bad_json", "Please send a JSON object.")
     if depth(parsed) > MAX_DEPTH:
-        raise bad_request("too_deep", f"That request nests more than {MAX_DEPTH} levels "
+        raise bad_input("too_deep", f"That request nests more than {MAX_DEPTH} levels "
                                       "deep.")
     return parsed
 
@@ -318,8 +319,8 @@ def screen_next() -> Response:
     if token is not None:
         return answer(host_only().next_step())
     if not is_own_screen(request):
-        raise ApiError(403, "own_screen_only", "Only the table's own screen or the host can "
-                                               "show the next step.")
+        raise Refusal(Kind.NOT_ALLOWED, "own_screen_only",
+                      "Only the table's own screen or the host can show the next step.")
     return answer(hub().table.screen_next())
 
 

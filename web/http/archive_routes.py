@@ -11,7 +11,7 @@ import math
 from flask import Blueprint, Response, current_app, render_template, request
 
 from kalimambo.web.core.names import fold
-from kalimambo.web.core.refusals import bad_request
+from kalimambo.web.core.refusals import bad_input
 from kalimambo.web.http.api import answer, hub
 from kalimambo.web.http.pages import LANGUAGES, TEMPLATES_DIR, join_url, messages, qr_svg
 from kalimambo.web.storage.archive import Archive, csv_text, local_time, score_sheet, statistics
@@ -34,7 +34,7 @@ def since() -> float | None:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value < 0:
-        raise bad_request("bad_since", "since must be a time in Unix seconds, "
+        raise bad_input("bad_since", "since must be a time in Unix seconds, "
                                        "for example 1764547200.")
     return value
 

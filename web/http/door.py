@@ -42,8 +42,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from kalimambo.web.core.refusals import error_body
 from kalimambo.web.http import limits
+from kalimambo.web.http.statuses import error_body
 
 REFUSALS_PER_ACCEPT = 256
 """Connections refused in one accept call before the hub gets to run anything else (the

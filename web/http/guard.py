@@ -32,9 +32,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kalimambo.web.core.refusals import error_body
 from kalimambo.web.http import limits
 from kalimambo.web.http.door import hang_up
+from kalimambo.web.http.statuses import error_body
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -95,7 +95,7 @@ def _content_length(environ: dict[str, Any]) -> int | None:
     if not raw:
         return None
     if not raw.isdigit():
-        raise Refused("400 Bad Request", "bad_request", "That request did not work.")
+        raise Refused("400 Bad Request", "bad_input", "That request did not work.")
     return int(raw)
 
 
@@ -125,12 +125,12 @@ def read_body(environ: dict[str, Any], limit: int, seconds: float) -> bytes:
         raise Refused("408 Request Timeout", "too_slow", "That request took too long to "
                       "arrive: please try again.") from None
     except OSError:
-        raise Refused("400 Bad Request", "bad_request", "That request did not arrive "
+        raise Refused("400 Bad Request", "bad_input", "That request did not arrive "
                       "whole.") from None
     if got > limit:
         raise too_large
     if length is not None and got < length:
-        raise Refused("400 Bad Request", "bad_request", "That request did not arrive whole.")
+        raise Refused("400 Bad Request", "bad_input", "That request did not arrive whole.")
     return b"".join(parts)
 
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from flask import Flask, Response
 
-from kalimambo.web.core.refusals import error_body
 from kalimambo.web.http.api import app_hub
 from kalimambo.web.http.guard import Guard
+from kalimambo.web.http.statuses import error_body
 from kalimambo.web.storage.store import StorageError
 
 

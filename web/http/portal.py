@@ -29,6 +29,7 @@ from typing import Final
 
 from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
 
+from kalimambo.web.http.appconfig import AppConfig
 from kalimambo.web.storage.store import SettingKey, Store
 from kalimambo.web.system.hotspot import Hotspot
 from kalimambo.web.system.portaldns import (
@@ -108,13 +109,14 @@ class Admissions:
 class Portal:
     """What the table answers the connectivity checks, for one hotspot."""
 
-    def __init__(self, hotspot: Hotspot, admissions: Admissions) -> None:
+    def __init__(self, hotspot: Hotspot, admissions: Admissions, port: int) -> None:
         self.hotspot = hotspot
         self.admissions = admissions
+        self.port = port
 
     def table_url(self) -> str:
         """The table's address in the hotspot: ``http://10.42.0.1/`` on port 80."""
-        port = current_app.config.get("PORT", 80)
+        port = self.port
         return f"http://{self.hotspot.address}" + ("" if port == 80 else f":{port}") + "/"
 
     def welcome_url(self) -> str:
@@ -222,11 +224,12 @@ def wifi_qr() -> Response:
     return response
 
 
-def register(app: Flask, hotspot: Hotspot | None, store: Store) -> None:
+def register(app: Flask, config: AppConfig, store: Store) -> None:
     """Answer the checks and show the Wi-Fi's code when the table runs a hotspot."""
     app.register_blueprint(bp)
+    hotspot = config.hotspot
     if hotspot is None:
         return
     app.extensions["kalimambo.hotspot"] = hotspot
     app.extensions["kalimambo.portal"] = Portal(
-        hotspot, Admissions(store, Path(app.config.get("ARP_FILE") or ARP)))
+        hotspot, Admissions(store, config.arp_file or ARP), config.port)

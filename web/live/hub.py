@@ -14,7 +14,7 @@ import orjson
 
 from kalimambo.engine.pacing import DEFAULT_PACING, DEFAULT_PAUSE_MS
 from kalimambo.firmware.wire import patch_message, whole_message
-from kalimambo.web.core.refusals import ApiError
+from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.core.view import lights_summary
 from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.live.lightslink import LightsLink
@@ -143,12 +143,12 @@ class Hub:
         if name == "next":
             try:
                 self.table.next_step()
-            except ApiError as error:
+            except Refusal as error:
                 log.info("next button: %s", error.message)
         elif name == "undo":
             try:
                 self.table.undo()
-            except ApiError as error:
+            except Refusal as error:
                 log.info("undo button: %s", error.message)
         elif name == "new_game":
             self.table.new_game(True)
@@ -175,8 +175,8 @@ class Hub:
 
     def lights_retry(self) -> dict[str, Any]:
         if not self.lights.retry():
-            raise ApiError(409, "lights_failed", "The lights process is not running, so "
-                                                 "there is nothing to retry.")
+            raise Refusal(Kind.CONFLICT, "lights_failed",
+                          "The lights process is not running, so there is nothing to retry.")
         self.table.refresh()
         lights: dict[str, Any] = self.table.current.view["lights"]
         return lights

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kalimambo.engine.values import is_int
-from kalimambo.web.core.refusals import bad_request
+from kalimambo.web.core.refusals import bad_input
 from kalimambo.web.storage.store import SettingKey, Store
 
 DEFAULT_ATTRACT_AFTER_S = 120
@@ -22,12 +22,12 @@ def check_booth_settings(data: dict[str, Any]) -> dict[str, Any]:
     found = {key: data[key] for key in SETTINGS if key in data}
     for key in (SettingKey.ATTRACT, SettingKey.SOUND):
         if key in found and not isinstance(found[key], bool):
-            raise bad_request("bad_setting", f"{key} is true or false.")
+            raise bad_input("bad_setting", f"{key} is true or false.")
     after = found.get(SettingKey.ATTRACT_AFTER_S)
     if SettingKey.ATTRACT_AFTER_S in found and (
             not is_int(after)
             or not ATTRACT_AFTER_MIN_S <= after <= ATTRACT_AFTER_MAX_S):
-        raise bad_request("bad_setting", "attract_after_s is a whole number of seconds from "
+        raise bad_input("bad_setting", "attract_after_s is a whole number of seconds from "
                                          f"{ATTRACT_AFTER_MIN_S} to {ATTRACT_AFTER_MAX_S}.")
     return found
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kalimambo.web.core.refusals import ApiError
+from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.http.limits import HINT_WAIT_SECONDS, HINTS_TOTAL
 
 KEEP = 64
@@ -29,9 +29,9 @@ class _Job:
     error: BaseException | None = None
 
 
-def busy() -> ApiError:
-    return ApiError(429, "hint_busy", "The table is still thinking about hints: please try "
-                                      "again in a moment.", {"Retry-After": "2"})
+def busy() -> Refusal:
+    return Refusal(Kind.TOO_SOON, "hint_busy", "The table is still thinking about hints: "
+                   "please try again in a moment.", retry_after_s=2)
 
 
 class HintDesk:

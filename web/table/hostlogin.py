@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from kalimambo.engine.values import is_int
-from kalimambo.web.core.refusals import ApiError
+from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.core.seats import new_token, token_hash
 from kalimambo.web.storage.store import SettingKey, Store
 
@@ -158,10 +158,10 @@ class HostAuth:
         the first-host code; else a refusal that changes nothing.  ``booth``: whether
         the table is in booth mode (``booth_mode``)."""
         if secret is None or secret == "":
-            raise ApiError(400, "bad_pin", "Please type the host PIN or key (or open the "
-                                           "host link the table prints when it starts).")
+            raise Refusal(Kind.BAD_INPUT, "bad_pin", "Please type the host PIN or key (or open "
+                          "the host link the table prints when it starts).")
         if not (isinstance(secret, str) or is_int(secret)):
-            raise ApiError(400, "bad_pin", "Please type the host PIN.")
+            raise Refusal(Kind.BAD_INPUT, "bad_pin", "Please type the host PIN.")
         given = str(secret).strip()
         if len(given) <= 200 and _same(given, self.key):
             return self._new_token()
@@ -175,9 +175,9 @@ class HostAuth:
             return self._new_token()
         self._failed(address)
         if self.pin is None:  # a table without a PIN: only the key (or its link) opens it
-            raise ApiError(403, "wrong_key", "That is not the host key. Open the host link "
-                                             "the table printed when it started instead.")
-        raise ApiError(403, "wrong_pin", "That is not the host PIN.")
+            raise Refusal(Kind.NOT_ALLOWED, "wrong_key", "That is not the host key. Open the "
+                          "host link the table printed when it started instead.")
+        raise Refusal(Kind.NOT_ALLOWED, "wrong_pin", "That is not the host PIN.")
 
     def _first_host(self, booth: bool) -> str:
         """The first-host code was given: a token if it may still log in, else a
@@ -185,10 +185,10 @@ class HostAuth:
         with self._first_lock:  # two phones scanning at once: one first host
             if self.first_host_open(booth):
                 return self._new_token()
-        raise ApiError(403, "first_host_taken",
-                       "That code from the table's screen no longer works: a host has "
-                       "logged in already (or the table is in booth mode). Use the host "
-                       "link the table printed when it started, or the PIN.")
+        raise Refusal(Kind.NOT_ALLOWED, "first_host_taken",
+                      "That code from the table's screen no longer works: a host has "
+                      "logged in already (or the table is in booth mode). Use the host "
+                      "link the table printed when it started, or the PIN.")
 
     def _brake(self, address: str) -> None:
         """429 while this address is locked out, or while all addresses are braked."""
@@ -198,10 +198,9 @@ class HostAuth:
         if wait <= 0 and len(self._recent) >= GLOBAL_TRIES_PER_MINUTE:
             wait = 60.0 - (now - self._recent[0])
         if wait > 0:
-            raise ApiError(429, "too_many_tries",
-                           f"Too many wrong PINs: please wait {int(wait) + 1} seconds "
-                           "(the host link always works).",
-                           {"Retry-After": str(int(wait) + 1)})
+            raise Refusal(Kind.TOO_SOON, "too_many_tries",
+                          f"Too many wrong PINs: please wait {int(wait) + 1} seconds "
+                          "(the host link always works).", retry_after_s=int(wait) + 1)
 
     def _failed(self, address: str) -> None:
         now = self.clock()
@@ -226,6 +225,8 @@ class HostAuth:
     def check(self, token: str | None) -> None:
         """Raise unless ``token`` is a host token."""
         if token is None:
-            raise ApiError(401, "host_only", "Only the host can do that: log in with the PIN.")
+            raise Refusal(Kind.UNKNOWN_CALLER, "host_only",
+                          "Only the host can do that: log in with the PIN.")
         if token_hash(token) not in self._tokens:
-            raise ApiError(403, "host_only", "Only the host can do that: log in with the PIN.")
+            raise Refusal(Kind.NOT_ALLOWED, "host_only",
+                          "Only the host can do that: log in with the PIN.")

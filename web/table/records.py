@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kalimambo.engine.game import Game
-from kalimambo.web.core.refusals import ApiError, conflict
+from kalimambo.web.core.refusals import Kind, Refusal, conflict
 from kalimambo.web.storage.archive import stored_record
 from kalimambo.web.storage.store import Store
 
@@ -51,7 +51,7 @@ class Records:
         with self.lock:
             row = self.store.game(game_id)
             if row is None:
-                raise ApiError(404, "no_such_game", f"There is no game {game_id}.")
+                raise Refusal(Kind.NOT_FOUND, "no_such_game", f"There is no game {game_id}.")
             record = stored_record(self.store, row)
             if record is None:
                 raise conflict("not_started", f"Game {game_id} never started: there is "

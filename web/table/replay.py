@@ -19,7 +19,7 @@ from typing import Any
 from kalimambo.engine.values import is_int
 from kalimambo.web.core.happenings import ReplayStarted, ReplayStopped, TableEvent
 from kalimambo.web.core.playback import Playback, playback_ended, step_shown
-from kalimambo.web.core.refusals import ApiError, bad_request, conflict
+from kalimambo.web.core.refusals import Kind, Refusal, bad_input, conflict
 from kalimambo.web.storage.store import SettingKey, Store
 from kalimambo.web.table.attract import AttractMode
 from kalimambo.web.table.highlights import Highlight
@@ -275,14 +275,14 @@ class Replays:
         """The host's replay of stored game ``game_id``; 4xx and nothing changed if it
         cannot be. Answers what happened: its start, at step 0 (the reveal comes next)."""
         if not is_int(game_id) or game_id < 1:
-            raise bad_request("bad_game_id", "game_id is the number of a game in the "
+            raise bad_input("bad_game_id", "game_id is the number of a game in the "
                                              "archive (GET /api/v1/games).")
         if phase not in ("lobby", "finished"):
             raise conflict("game_in_progress", "A game is being played: replays wait "
                                                "until it is over.")
         row = self.store.game(game_id) if game_id <= GAME_ID_MAX else None
         if row is None:
-            raise ApiError(404, "no_such_game", f"There is no game {game_id} to replay.")
+            raise Refusal(Kind.NOT_FOUND, "no_such_game", f"There is no game {game_id} to replay.")
         game = load_game(self.store, row)
         if game is None:
             raise conflict("nothing_to_replay", f"Game {game_id} has no round played: "

@@ -41,7 +41,7 @@ from kalimambo.web.core.plans import (
     StartGame,
     UndoRound,
 )
-from kalimambo.web.core.refusals import ApiError
+from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.core.seats import Seat, new_token, token_hash
 from kalimambo.web.core.view import Surroundings, private_view, public_view
 from kalimambo.web.core.viewtypes import BoothView, PrivateView, PublicView, ReplayView
@@ -223,17 +223,18 @@ class Table:
     # -- seats -----------------------------------------------------------------------
     def seat_for(self, token: str | None) -> Seat:
         if not token:
-            raise ApiError(401, "no_token", "Join the table first: this needs your seat.")
+            raise Refusal(Kind.UNKNOWN_CALLER, "no_token",
+                          "Join the table first: this needs your seat.")
         seat = self.state.seat_by_hash(token_hash(token))
         if seat is None:
-            raise ApiError(401, "unknown_token", "This phone has no seat at the table "
-                                                 "(any more): please join again.")
+            raise Refusal(Kind.UNKNOWN_CALLER, "unknown_token",
+                          "This phone has no seat at the table (any more): please join again.")
         return seat
 
     def _hosted_seat(self, seat_id: str) -> Seat:
         seat = self.state.seat_with_id(seat_id)
         if not seat.hosted:
-            raise ApiError(403, "not_hosted", f"{seat.name} picks on their own phone.")
+            raise Refusal(Kind.NOT_ALLOWED, "not_hosted", f"{seat.name} picks on their own phone.")
         return seat
 
     def _add_seats(self, plan: AddSeats) -> None:
@@ -293,7 +294,8 @@ class Table:
         with self.lock:
             seat = self.seat_for(token)
             if seat.bot:
-                raise ApiError(403, "bot_seat", "A computer player picks its own cards.")
+                raise Refusal(Kind.NOT_ALLOWED, "bot_seat",
+                              "A computer player picks its own cards.")
             return self._pick(seat, round_no, card)
 
     def hosted_pick(self, seat_id: str, round_no: object, card: object) -> dict[str, Any]:
@@ -387,8 +389,9 @@ class Table:
         with self.lock:
             playback = self.mode.answer(self.current.view)
             if playback and playback.get("pacing") != "step":
-                raise ApiError(409, "not_step", "The table plays this round by itself: "
-                                                "\"Next\" is for step pacing.")
+                raise Refusal(Kind.CONFLICT, "not_step",
+                              "The table plays this round by itself: \"Next\" is for step "
+                              "pacing.")
             return self.next_step()
 
     def skip(self) -> dict[str, Any]:
@@ -425,7 +428,7 @@ class Table:
             seat = next((s for s in state.seats if s.name == name), None)
             if seat is None:
                 return
-            with contextlib.suppress(ApiError, StorageError):
+            with contextlib.suppress(Refusal, StorageError):
                 self._pick(seat, key[2], card)
 
     def hint(self, token: str | None) -> dict[str, Any]:
