@@ -36,6 +36,7 @@ from kalimambo.web.core.plans import (
     ChangeSettings,
     OpenLobby,
     PickCard,
+    Plan,
     ResolveRound,
     SetSeats,
     StartGame,
@@ -113,7 +114,7 @@ class Table:
         self._write_back_at: float | None = None
         """While the store lives in memory (the disk was full): when to try the disk again."""
         self._keep_placing()  # a restart mid-playback names the round's pieces
-        self._changed()
+        self._after([])  # the first view; the replays learn the table they watch
         self._ask_bots()  # after a restart mid-round, computer players pick again
         self.publisher.listeners.extend(listeners)
 
@@ -170,9 +171,6 @@ class Table:
         ends, shown as its last step shows it before the end comes (the table's, or a
         replayed round's)."""
         state = self.state
-        happened += tuple(self.replays.observe(
-            (self.game_id, state.phase, tuple(s.id for s in state.seats)),
-            state.phase == "lobby" and not state.seats, self.clock()))
         problem = self.store.problem
         view: PublicView = {
             **public_view(state, Surroundings(
@@ -195,10 +193,27 @@ class Table:
                 "attract_after_s": settings[SettingKey.ATTRACT_AFTER_S],
                 "sound": settings[SettingKey.SOUND]}
 
+    def _command(self, plan: Plan, save: Callable[[], object]) -> None:
+        """Every stored command's one path: the plan (made by the machine, which checked
+        it and changed nothing), saved (``save``: in the store before anything changes),
+        applied, then what follows any change (``_after``)."""
+        save()
+        self._after(self.state.apply(plan, self.clock()))
+
+    def _replay_stopped_by_change(self) -> list[TableEvent]:
+        """A replay stops when the table's game, phase or seats change (a phone joining);
+        the empty lobby's idle time starts or stops (attract mode)."""
+        state = self.state
+        return self.replays.observe(
+            (self.game_id, state.phase, tuple(s.id for s in state.seats)),
+            state.phase == "lobby" and not state.seats, self.clock())
+
     def _after(self, happened: list[TableEvent]) -> None:
-        """After the machine (or the replay) moved: note in the store which round is
-        being played (so a restart plays it again), publish, then ask the computer
-        players.  A playback's last step, then its end, come as two small messages."""
+        """After the machine (or the replay) moved: a replay the change stops, then the
+        store's note of which round is being played (so a restart plays it again), the
+        view published, the computer players asked.  A playback's last step, then its
+        end, come as two small messages."""
+        stopped = self._replay_stopped_by_change()
         for event in happened:  # a resolved round was marked with the round itself
             if (isinstance(event, PlaybackEnded) and not event.replay) or (
                     isinstance(event, RoundUndone | LobbyOpened) and event.stopped_playback):
@@ -209,9 +224,9 @@ class Table:
         if ending:
             last = happened[ending]
             assert isinstance(last, PlaybackEnded)
-            self._changed(tuple(happened[:ending]), last)
-            happened = happened[ending:]
-        self._changed(tuple(happened))
+            self._changed((*happened[:ending], *stopped), last)
+            happened, stopped = happened[ending:], []
+        self._changed((*happened, *stopped))
         if any(isinstance(event, RoundOpened) for event in happened):
             self._ask_bots()
 
@@ -238,8 +253,8 @@ class Table:
         return seat
 
     def _add_seats(self, plan: AddSeats) -> None:
-        self.store.add_seats(self.game_id, seat_rows(plan.seats, plan.first))
-        self._after(self.state.apply(plan, self.clock()))
+        self._command(plan, lambda: self.store.add_seats(self.game_id,
+                                                         seat_rows(plan.seats, plan.first)))
 
     def join(self, name: object, hosted: bool = False) -> tuple[Seat, str]:
         """A new seat and its token (only the phone gets it)."""
@@ -253,8 +268,8 @@ class Table:
         """Remove a seat before the start, named by its id or (folded) name."""
         with self.lock:
             plan: SetSeats = self.state.plan_remove(name, seat_id)
-            self.store.replace_seats(self.game_id, seat_rows(plan.seats))
-            self._after(self.state.apply(plan, self.clock()))
+            self._command(plan, lambda: self.store.replace_seats(self.game_id,
+                                                                 seat_rows(plan.seats)))
 
     def add_bots(self, count: object, level: object) -> list[str]:
         with self.lock:
@@ -284,10 +299,9 @@ class Table:
             plan: StartGame = self.state.plan_start(
                 setup, seed if seed is not None else secrets.randbits(64),
                 seed if seed is not None else secrets.randbits(64))
-            self.store.start_game(self.game_id, list(plan.game.players),
-                                  plan.setup.to_dict(), list(plan.game.kali_deck),
-                                  seat_rows(self.state.seats))
-            self._after(self.state.apply(plan, self.clock()))
+            self._command(plan, lambda: self.store.start_game(
+                self.game_id, list(plan.game.players), plan.setup.to_dict(),
+                list(plan.game.kali_deck), seat_rows(self.state.seats)))
 
     def pick(self, token: str | None, round_no: object, card: object) -> dict[str, Any]:
         """Record a pick (or change it); the last pick resolves the round at once."""
@@ -304,31 +318,37 @@ class Table:
 
     def _pick(self, seat: Seat, round_no: object, card: object) -> dict[str, Any]:
         plan = self.state.plan_pick(seat.name, round_no, card)
-        if isinstance(plan, PickCard):
-            self.store.set_pick(self.game_id, plan.round, plan.player, plan.card)
-        else:
-            self.store.add_round(self.game_id, plan.round, plan.cards, plan.kali,  # one fsync
-                                 finished=plan.finishes,
-                                 settings={SettingKey.PLAYBACK: [self.game_id, plan.round]})
-        self._after(self.state.apply(plan, self.clock()))
+
+        def save() -> None:
+            if isinstance(plan, PickCard):
+                self.store.set_pick(self.game_id, plan.round, plan.player, plan.card)
+            else:  # the round, and that it is being played: one fsync
+                self.store.add_round(self.game_id, plan.round, plan.cards, plan.kali,
+                                     finished=plan.finishes,
+                                     settings={SettingKey.PLAYBACK: [self.game_id, plan.round]})
+
+        self._command(plan, save)
         return {"round": plan.round, "card": plan.card,
                 "resolved": isinstance(plan, ResolveRound)}
 
     def undo(self) -> None:
         with self.lock:
             plan: UndoRound = self.state.plan_undo()
-            self.store.undo_round(self.game_id, plan.round)
-            self._after(self.state.apply(plan, self.clock()))
+            self._command(plan, lambda: self.store.undo_round(self.game_id, plan.round))
 
     def new_game(self, keep_seats: object = True) -> None:
         """Archive this game and open a new lobby, with the same seats (people and
         computer players) unless asked to clear them."""
         with self.lock:
             plan: OpenLobby = self.state.plan_new_game(keep_seats)
-            self.game_id = self.store.new_game(self.state.track_length, archive=self.game_id,
-                                               seats=seat_rows(plan.seats))
-            self.streams.keep_only(seat.name for seat in plan.seats)
-            self._after(self.state.apply(plan, self.clock()))
+
+            def save() -> None:  # this game archived, the next one's number
+                self.game_id = self.store.new_game(self.state.track_length,
+                                                   archive=self.game_id,
+                                                   seats=seat_rows(plan.seats))
+                self.streams.keep_only(seat.name for seat in plan.seats)
+
+            self._command(plan, save)
 
     # -- the playback (the game's, or a replay's: ``mode``) --------------------------
     def _keep_placing(self) -> None:
@@ -467,13 +487,16 @@ class Table:
             plan: ChangeSettings = self.state.plan_settings(
                 {key: value for key, value in data.items() if key not in BOOTH_SETTINGS})
             booth = check_booth_settings(data)  # the booth's (web/table/booth.py)
-            self.store.set_settings({SettingKey.HINTS: plan.settings.hints,
-                                     SettingKey.PACING: plan.settings.pacing,
-                                     SettingKey.PAUSE_MS: plan.settings.pause_ms, **booth})
-            now = self.clock()
-            self.replays.apply(booth, now)
-            self.replays.set_pacing(plan.settings.pacing, plan.settings.pause_ms, now)
-            self._after(self.state.apply(plan, now))
+
+            def save() -> None:  # in the store, then in the replays' own settings
+                self.store.set_settings({SettingKey.HINTS: plan.settings.hints,
+                                         SettingKey.PACING: plan.settings.pacing,
+                                         SettingKey.PAUSE_MS: plan.settings.pause_ms, **booth})
+                now = self.clock()
+                self.replays.apply(booth, now)
+                self.replays.set_pacing(plan.settings.pacing, plan.settings.pause_ms, now)
+
+            self._command(plan, save)
             return {**plan.settings.to_dict(), **self.replays.settings}
 
     def new_day(self) -> float:
