@@ -37,15 +37,15 @@ def test_the_next_midnight_on_short_and_long_days(berlin: None) -> None:
 
 def test_the_views_day_start_moves_on_at_midnight(app: Any,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    hub = app.extensions["kalimambo"]
-    start = hub.table.current.view["day_start"]
-    timer = hub._day_timer
+    table = app.extensions["kalimambo"].table
+    start = table.current.view["day_start"]
+    timer = table.timekeeper.midnight_timer
     assert timer is not None and timer.interval <= 25 * 3600
     tomorrow = next_midnight(time.time()) + 60
     monkeypatch.setattr(day.time, "time", lambda: tomorrow)
-    hub._new_day()  # what the timer calls at midnight
-    assert hub.table.current.view["day_start"] == local_midnight(tomorrow) > start
-    assert hub._day_timer is not timer  # armed again for the next midnight
+    table.timekeeper.midnight()  # what the timer calls at midnight
+    assert table.current.view["day_start"] == local_midnight(tomorrow) > start
+    assert table.timekeeper.midnight_timer is not timer  # armed again for the next one
     monkeypatch.undo()
 
 

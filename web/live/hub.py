@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -21,6 +20,7 @@ from kalimambo.web.live.lightslink import LightsLink
 from kalimambo.web.live.stream import Broadcaster, Item
 from kalimambo.web.live.stripview import strip_view
 from kalimambo.web.storage.store import Store
+from kalimambo.web.table.buttons import press
 from kalimambo.web.table.hostlogin import HostAuth
 from kalimambo.web.table.publisher import Change
 from kalimambo.web.table.table import Table
@@ -32,8 +32,8 @@ log = logging.getLogger(__name__)
 class Hub:
     """The table, the lights link and the event streams' fan-out, made here together, each
     given what it needs: every change goes to the streams and, over the lights socket, to
-    the lights process; its button presses come back as table commands.  Keeps the
-    table's clock (auto pacing, midnight)."""
+    the lights process; its button presses come back as table commands
+    (web/table/buttons.py). The table keeps its own clock and lock."""
 
     def __init__(self, store: Store, track_length: int, host: HostAuth, *, pin: str | None,
                  lights_socket: str | None, led_count: int, heartbeat: float = 15.0,
@@ -45,75 +45,19 @@ class Hub:
         self.pin = pin
         self._strip_shown: dict[str, Any] | None = None
         """The view the lights process has now (what the next patch starts from)."""
-        self._timer: threading.Timer | None = None
-        self._timer_due: float | None = None
-        self._timer_guard = threading.Lock()
-        self._day_timer: threading.Timer | None = None
-        self._closing = False
-        lock = threading.RLock()  # the table's; the link welcomes a lights process under it
         self.broadcaster = Broadcaster(heartbeat)
         # The link calls these only once started (below), when the table is there.
-        self.lights = LightsLink(lights_socket, led_count, welcome=self._welcome, guard=lock,
-                                 on_change=self._lights_changed, on_command=self._command)
-        with lock:  # a computer player's pick from another thread waits until it is ours
-            self.table = Table(store, track_length, host, join_url=join_url, runner=runner,
-                               lights_status=self.lights.status,
-                               default_pacing=default_pacing,
-                               default_pause_ms=default_pause_ms, clock=clock, lock=lock,
-                               listeners=(self.broadcaster.publish, self._to_lights,
-                                          self._schedule))
-        self._new_day_timer()
+        self.lights = LightsLink(lights_socket, led_count, welcome=self._welcome,
+                                 on_change=self._lights_changed,
+                                 on_command=lambda name: press(self.table, name))
+        self.table = Table(store, track_length, host, join_url=join_url, runner=runner,
+                           lights_status=self.lights.status, default_pacing=default_pacing,
+                           default_pause_ms=default_pause_ms, clock=clock,
+                           listeners=(self.broadcaster.publish, self._to_lights))
+        self.lights.guard = self.table.lock  # a lights process is welcomed under it
         self.lights.start()
         self._lights_changed()  # a socket that could not be made shows at once
-        self._schedule(self.table.current)  # a restart mid-playback plays the round again
-
-    # -- the table's clock (auto pacing) -----------------------------------------------
-    def _schedule(self, _change: Change | None = None) -> None:
-        """After every change: wake up when the playback's next step is due."""
-        due = self.table.due()
-        with self._timer_guard:
-            if self._closing or (due == self._timer_due and self._timer is not None):
-                return
-            if self._timer is not None:
-                self._timer.cancel()
-            self._timer, self._timer_due = None, due
-            if due is None:
-                return
-            timer = threading.Timer(max(0.0, due - self.table.clock()), self._fire)
-            timer.daemon = True
-            self._timer = timer
-        timer.start()
-
-    def _fire(self) -> None:
-        with self._timer_guard:
-            self._timer, self._timer_due = None, None
-            if self._closing:  # a timer that fired as the table closed
-                return
-        try:
-            moved = self.table.tick()
-        except Exception:  # a failing store must not stop the clock for good
-            log.exception("playback step failed")
-            moved = False
-        if not moved:  # woke a little early, or nothing to do
-            self._schedule()
-
-    def _new_day_timer(self) -> None:
-        """Wake at the next local midnight: the view's ``day_start`` moves on, so the
-        board's leaderboard starts the new day without waiting for another change."""
-        if self._closing:
-            return
-        timer = threading.Timer(self.table.day.seconds_left() + 1.0, self._new_day)
-        timer.daemon = True
-        self._day_timer = timer
-        timer.start()
-
-    def _new_day(self) -> None:
-        try:
-            if self.table.day.start() != self.table.current.view.get("day_start"):
-                self.table.refresh()
-        except Exception:  # a failing store must not stop the next day's timer
-            log.exception("new day failed")
-        self._new_day_timer()
+        self.table.start_clock()
 
     # -- the lights process -------------------------------------------------------------
     def _welcome(self) -> list[bytes]:
@@ -137,21 +81,6 @@ class Hub:
         shown = self.table.current.view.get("lights") or {}
         if any(shown.get(key) != value for key, value in status.items()):
             self.table.refresh()
-
-    def _command(self, name: str) -> None:
-        """A button on the board: next steps the strip, hold undoes, long hold restarts."""
-        if name == "next":
-            try:
-                self.table.next_step()
-            except Refusal as error:
-                log.info("next button: %s", error.message)
-        elif name == "undo":
-            try:
-                self.table.undo()
-            except Refusal as error:
-                log.info("undo button: %s", error.message)
-        elif name == "new_game":
-            self.table.new_game(True)
 
     # -- what the API calls -------------------------------------------------------------
     def stream(self, token: str | None) -> Iterator[bytes]:
@@ -182,12 +111,6 @@ class Hub:
         return lights
 
     def close(self) -> None:
-        self._closing = True
-        with self._timer_guard:
-            if self._timer is not None:
-                self._timer.cancel()
-            self._timer = None
-        if self._day_timer is not None:
-            self._day_timer.cancel()
+        self.table.close_clock()
         self.lights.close()
         self.store.close()

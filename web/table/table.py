@@ -9,7 +9,8 @@ on disk before the answer).  Each command ends in ``_after``: a new public view
 (``publisher``).  Around it: restoring from the store (``restore``), the computer
 players and hints (``thinking``), the open streams (``streams``), replays and attract
 mode as a mode of the table (``modes``, ``replay``, ``attract``), the booth's settings
-(``booth``) and the records (``records``).
+(``booth``), the records (``records``) and the table's own clock (``clock``: its
+timers, started by ``start_clock``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from kalimambo.web.table import bots
 from kalimambo.web.table.attract import AttractMode
 from kalimambo.web.table.booth import SETTINGS as BOOTH_SETTINGS
 from kalimambo.web.table.booth import check_booth_settings, stored_booth_settings
+from kalimambo.web.table.clock import TableClock, TimerFactory
 from kalimambo.web.table.day import Day
 from kalimambo.web.table.hostlogin import HostAuth, booth_mode
 from kalimambo.web.table.modes import LiveMode, PlaybackMode, ReplayMode
@@ -85,11 +87,24 @@ class Table:
                  default_pacing: str = DEFAULT_PACING,
                  default_pause_ms: int = DEFAULT_PAUSE_MS,
                  clock: Callable[[], float] = time.monotonic,
-                 lock: threading.RLock | None = None,
+                 timer: TimerFactory = threading.Timer,
                  listeners: Sequence[Listener] = ()) -> None:
-        """``lock``: the table's one lock, made by whoever shares it (the lights link
-        welcomes a lights process under it); ``listeners``: told of every change once
-        the table is made (the view it starts with they find as ``current``)."""
+        """``clock``: the time its playback runs on; ``timer``: what its own clock's timers
+        are made with (``start_clock``); ``listeners``: told of every change once the
+        table is made (the view it starts with they find as ``current``). The table's
+        one lock is its own (``lock``): the lights link welcomes a lights process under
+        it; it is held while the table is made, so a computer player's pick from
+        another thread waits until the table is whole."""
+        self.lock = threading.RLock()
+        with self.lock:
+            self._make(store, track_length, host, join_url, runner, lights_status,
+                       default_pacing, default_pause_ms, clock, timer, listeners)
+
+    def _make(self, store: Store, track_length: int, host: HostAuth,
+              join_url: str | Callable[[], str], runner: InlineRunner | None,
+              lights_status: Callable[[], dict[str, Any]] | None, default_pacing: str,
+              default_pause_ms: int, clock: Callable[[], float], timer: TimerFactory,
+              listeners: Sequence[Listener]) -> None:
         self.store = store
         self.host = host
         self.join_url: Callable[[], str] = (join_url if callable(join_url)
@@ -97,7 +112,7 @@ class Table:
         self.lights_status = lights_status or (lambda: {"backend": "none", "ok": False,
                                                         "error": None})
         self.clock = clock
-        self.lock = lock if lock is not None else threading.RLock()
+        self.timekeeper = TableClock(self, timer)
         self.thinking = Thinking(runner)
         self.streams = StreamCounter()
         self.publisher = Publisher(count_restart(store))
@@ -116,7 +131,14 @@ class Table:
         self._keep_placing()  # a restart mid-playback names the round's pieces
         self._after([])  # the first view; the replays learn the table they watch
         self._ask_bots()  # after a restart mid-round, computer players pick again
-        self.publisher.listeners.extend(listeners)
+        self.publisher.listeners.extend([*listeners, self.timekeeper.changed])
+
+    def start_clock(self) -> None:
+        """The table's clock running: its next step, its midnight (``close_clock``)."""
+        self.timekeeper.start()
+
+    def close_clock(self) -> None:
+        self.timekeeper.close()
 
     # -- what the machine holds (read-only here: change it through commands) ----------
     @property
