@@ -8,7 +8,10 @@ CustomPiOS builds OctoPi: copy it, grow its root, mount it, run ``./setup.sh`` i
 makes on a Pi 2-4 (rpi-ws281x compiled, lgpio, both venvs, the units), with the hotspot's
 packages too, so that the card's first boot needs no network: there
 ``kalimambo-card.service`` (deploy/card_setup.py) gives the card its own name, hotspot,
-channel and keys and runs ``setup.sh`` once more, offline, for the model it is on.
+channel and keys and runs ``setup.sh`` once more, offline, for the model it is on. The
+root is read-only on the card from its first boot on (deploy/card_root.py: overlayroot in
+the initramfs, which is made again here); what each card keeps lives on its data
+partition (deploy/card_data.py).
 
 Nothing of the building machine stays in the image: no SSH host key, no machine-id, no
 random seed, no apt or pip cache, no package lists, no resolver or proxy settings (they
@@ -21,6 +24,7 @@ way as an error does. Bad input: one line and exit status 2.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -33,6 +37,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from card_root import with_read_only  # (beside it in deploy/)
 
 REPO = Path(__file__).resolve().parent.parent
 PROG = "setup.sh --image"
@@ -51,6 +58,30 @@ HOTSPOT_PACKAGES = ("rfkill", "dnsmasq-base", "wpasupplicant")
 DATA_PACKAGES = ("fdisk", "e2fsprogs")
 """sfdisk and mkfs.ext4 for the data partition (deploy/card_data.py): Raspberry Pi OS Lite
 has them; the image does not count on it."""
+READ_ONLY_PACKAGES = ("overlayroot",)
+"""The read-only root (deploy/card_root.py), as raspi-config's overlay mode installs it."""
+INITRAMFS_FILES = {
+    "deploy/initramfs/kalimambo-hook": "etc/initramfs-tools/hooks/kalimambo",
+    "deploy/initramfs/kalimambo-machine-id":
+        "etc/initramfs-tools/scripts/init-bottom/kalimambo-machine-id"}
+INITRAMFS_CONF = """\
+# setup.sh --image (deploy/build_image.py): the initramfs is made in a chroot, where
+# mkinitramfs cannot see the root's file system type; the card's root is ext4.
+FSTYPE=ext4
+"""
+REMOUNT_FS_DROPIN = """\
+# setup.sh --image (deploy/build_image.py): with the read-only root (overlayroot), / is an
+# overlay in RAM over the root partition, mounted read-only at /media/root-ro; it cannot be
+# remounted with the options of its fstab line, and nothing else is to remount then.
+[Unit]
+ConditionPathIsMountPoint=!/media/root-ro
+"""
+CLOUD_INIT_CONF = """\
+# setup.sh --image (deploy/build_image.py): with a read-only root, cloud-init applies the
+# boot partition's user-data at every boot; the card's SSH host keys are its own, kept on
+# its data partition (deploy/card_data.py), and must not be made again each time.
+ssh_deletekeys: false
+"""
 BUILD_ONLY_TOOLS = ("systemctl", "hostnamectl", "nmcli", "udevadm")
 """Need a running systemd or NetworkManager: in the chroot they only log (``systemctl
 enable`` works on files alone and is handed on), and they are gone before the image is."""
@@ -342,6 +373,41 @@ def make_room_for_the_data_partition(root: Path) -> None:
     masked.symlink_to("/dev/null")
 
 
+def prepare_read_only_root(root: Path) -> None:
+    """What the initramfs needs for a read-only root: the overlay module (missing after
+    some kernel updates otherwise: raspi-config#306), the root's type, the machine-id
+    kept on the data partition (deploy/initramfs/); no remount of the overlay at boot;
+    SSH host keys that Raspberry Pi OS would make again (its unit deletes them first)
+    come from the data partition, and cloud-init leaves them alone."""
+    modules = root / "etc/initramfs-tools/modules"
+    listed = modules.read_text() if modules.exists() else ""
+    if "overlay" not in listed.split():
+        write(modules, listed + ("" if listed.endswith("\n") or not listed else "\n")
+              + "overlay\n")
+    write(root / "etc/initramfs-tools/conf.d/kalimambo", INITRAMFS_CONF)
+    for source, target in INITRAMFS_FILES.items():
+        write(root / target, (REPO / source).read_text(), 0o755)
+    write(root / "etc/systemd/system/systemd-remount-fs.service.d/kalimambo-read-only.conf",
+          REMOUNT_FS_DROPIN)
+    masked = root / "etc/systemd/system/regenerate_ssh_host_keys.service"
+    masked.parent.mkdir(parents=True, exist_ok=True)
+    masked.unlink(missing_ok=True)
+    masked.symlink_to("/dev/null")
+    if (root / "etc/cloud").is_dir():
+        write(root / "etc/cloud/cloud.cfg.d/90-kalimambo.cfg", CLOUD_INIT_CONF)
+
+
+def refresh_initramfs(root: Path, since: float, log: Path) -> None:
+    """Every kernel's initramfs made again with overlayroot, unless overlayroot's trigger
+    just did (it makes the newest kernel's only; Raspberry Pi OS has one for the Pi 2-4
+    and one for the Pi 5). Raspberry Pi OS's own hook copies each to the boot partition
+    (initramfs8, initramfs_2712)."""
+    for initrd in sorted((root / "boot").glob("initrd.img-*")):
+        if initrd.stat().st_mtime < since:
+            version = initrd.name.removeprefix("initrd.img-")
+            chroot(root, f"update-initramfs -u -k {version}", log)
+
+
 def without_first_boot_growth(cmdline: str) -> str:
     """cmdline.txt without the words that grow the root at the first boot."""
     for word in FIRST_BOOT_GROWTH:
@@ -356,9 +422,12 @@ def install(root: Path, log: Path) -> None:
               else "#!/bin/sh\nexit 0\n", 0o755)
     write(root / "usr/sbin/policy-rc.d", "#!/bin/sh\nexit 101\n", 0o755)  # start nothing
     try:
+        begun = time.time()
+        prepare_read_only_root(root)  # before overlayroot's trigger makes the initramfs
         chroot(root, "apt-get update -qq", log)
         chroot(root, "apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "
-                     + " ".join(HOTSPOT_PACKAGES + DATA_PACKAGES), log)
+                     + " ".join(HOTSPOT_PACKAGES + DATA_PACKAGES + READ_ONLY_PACKAGES), log)
+        refresh_initramfs(root, begun, log)
         chroot(root, f"cd {IN_IMAGE} && ./setup.sh --port 80", log)
         # The strip's driver follows the model the card boots on (Pi 5: PIO, else
         # rpi-ws281x), not the Pi 4 the chroot showed.
@@ -391,13 +460,21 @@ def leave_nothing_of_the_builder(root: Path) -> None:
     write(root / "etc/machine-id", "uninitialized\n", 0o444)
 
 
+def fingerprints(folder: Path) -> dict[str, str]:
+    """Each file under ``folder`` (its path there) to its SHA-256."""
+    return {str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
 def boot_files_back(image: Path, layout: Layout, boot_dir: Path,
-                    before: dict[str, bytes]) -> None:
-    """What setup.sh changed on the boot partition (config.txt), and kalimambo.toml."""
+                    before: dict[str, str]) -> None:
+    """What the build changed on the boot partition (config.txt, cmdline.txt, the
+    initramfs), and kalimambo.toml."""
     fat = layout.fat(image)
-    for name in ("config.txt", "cmdline.txt"):
-        now = (boot_dir / name).read_bytes()
-        if now != before[name]:
+    for name, digest in fingerprints(boot_dir).items():
+        if before.get(name) != digest:
+            for parent in reversed(Path(name).parents[:-1]):
+                sh("mmd", "-i", fat, f"::/{parent}", check=False)  # (there already: fine)
             sh("mcopy", "-o", "-i", fat, boot_dir / name, f"::/{name}")
     names = {Path(line.strip()).name for line in
              sh("mdir", "-b", "-i", fat, "::/").stdout.splitlines()}
@@ -424,8 +501,7 @@ def build(base: Path, out: Path) -> None:
         boot_dir = work / "boot"
         boot_dir.mkdir()
         sh("mcopy", "-s", "-p", "-n", "-i", layout.fat(partial), "::/*", boot_dir)
-        before = {name: (boot_dir / name).read_bytes() for name in ("config.txt",
-                                                                    "cmdline.txt")}
+        before = fingerprints(boot_dir)
         root = work / "root"
         root.mkdir()
         layout.mount_root(partial, root, mounts, "ro,")
@@ -449,7 +525,8 @@ def build(base: Path, out: Path) -> None:
         used = sh("df", "--output=used", "-B1", root).stdout.split()[-1]
         mounts.undo()
         cmdline = boot_dir / "cmdline.txt"
-        cmdline.write_text(without_first_boot_growth(cmdline.read_text()))
+        cmdline.write_text(with_read_only(without_first_boot_growth(cmdline.read_text()),
+                                          True))
         boot_files_back(partial, grown, boot_dir, before)
         partial.rename(out)
         took = time.monotonic() - begun

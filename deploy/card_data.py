@@ -18,7 +18,11 @@ Every step can be cut at any moment; the next boot finds where it stopped and go
    the last step (a half-made file system never carries the final label);
 3. at every boot: ``e2fsck -p`` (``-y`` when preening is not enough), the mount, and each
    of ``PLACES`` bound over its place: seeded once from what the image has there (copied
-   beside, then renamed: a cut leaves no half copy).
+   beside, then renamed: a cut leaves no half copy);
+4. what the card is, kept for a read-only root (deploy/card_root.py), which forgets every
+   write at each boot: the machine-id systemd made at the first boot (the initramfs hands
+   it back to systemd at later boots: deploy/initramfs/) and the SSH host keys (copied
+   into /etc/ssh at every boot, before ssh starts).
 
 Standard library only: it runs before the services' venv is needed.
 """
@@ -50,6 +54,10 @@ PLACES = {"etc": Path("/etc/kalimambo"),
           "games": Path("/var/lib/kalimambo"),
           "network": Path("/etc/NetworkManager/system-connections")}
 """What lives on the data partition (its folder there: its place in the root)."""
+MACHINE_ID = Path("/etc/machine-id")
+SSH_DIR = Path("/etc/ssh")
+SSH_KEY_TYPES = ("rsa", "ecdsa", "ed25519")
+"""What ``ssh-keygen -A`` makes, and OpenSSH's server looks for."""
 PROBLEM_FILE = Path("/run/kalimambo-data.problem")
 """Why the data partition could not be used this boot, for the host page
 (deploy/card_setup.py): the table then keeps its games on the root."""
@@ -214,6 +222,59 @@ def bind_places(data: Path, places: dict[str, Path]) -> None:
             run("mount", "--bind", kept, place)
 
 
+def write_whole(path: Path, text: str) -> None:
+    """A file written beside, synced, then renamed: a cut leaves the old one or the new."""
+    temp = path.with_name(f".{path.name}.new")
+    with temp.open("w") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    temp.rename(path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def keep_machine_id(data: Path, machine_id: Path = MACHINE_ID) -> None:
+    """The id systemd made at the card's first boot, kept once it is made (a later boot
+    of a read-only root gets it back from the initramfs: without it every boot would
+    be a first boot, with a new id)."""
+    kept = data / "machine-id"
+    if kept.exists() or not machine_id.exists():
+        return
+    current = machine_id.read_text().strip()
+    if re.fullmatch(r"[0-9a-f]{32}", current):
+        write_whole(kept, current + "\n")
+
+
+def keep_ssh_host_keys(data: Path, ssh_dir: Path = SSH_DIR) -> None:
+    """The card's SSH host keys: made at its first boot and kept on the data partition,
+    then put in ``ssh_dir`` at every boot where they are not (a read-only root forgets
+    them; the image has none, so that every card has its own)."""
+    if not ssh_dir.is_dir():
+        return  # no OpenSSH on this card
+    kept = data / "ssh"
+    if not kept.is_dir():
+        for kind in SSH_KEY_TYPES:
+            key = ssh_dir / f"ssh_host_{kind}_key"
+            if not key.exists():
+                key.with_name(f"{key.name}.pub").unlink(missing_ok=True)
+                run("ssh-keygen", "-q", "-t", kind, "-N", "", "-C", "", "-f", key)
+        seed = data / ".ssh.seed"
+        shutil.rmtree(seed, ignore_errors=True)
+        seed.mkdir(mode=0o755)
+        for key in ssh_dir.glob("ssh_host_*"):
+            shutil.copy2(key, seed / key.name)
+        os.sync()
+        seed.rename(kept)
+    for key in kept.glob("ssh_host_*"):
+        target = ssh_dir / key.name
+        if not target.exists() or target.read_bytes() != key.read_bytes():
+            shutil.copy2(key, target)
+
+
 def prepare(disk: Disk, at: Path, places: dict[str, Path]) -> str:
     """Every step, from wherever the last boot stopped: the data partition's device."""
     device = ensure_partition(disk)
@@ -233,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         prepare(root_disk(args.cmdline.read_text()), MOUNT, PLACES)
+        keep_machine_id(MOUNT)
+        keep_ssh_host_keys(MOUNT)
     except DataError as why:
         print(f"the data partition: {why}", file=sys.stderr, flush=True)
         PROBLEM_FILE.write_text(f"the data partition: {why}\n")

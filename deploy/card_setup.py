@@ -9,7 +9,12 @@ password, a Wi-Fi channel among 1, 6 and 11) and keeps it in ``/etc/kalimambo/ca
 systemd makes the machine-id, the OS the SSH host keys (a backstop here), the table its
 host key. Then ``setup.sh`` runs once more, offline (the image holds every package),
 with this card's name and hotspot and for the model it is on (a Pi 5 gets the PIO strip
-driver and one reboot); at later boots only when a setting changed.
+driver and one reboot); at later boots only when a setting changed, or when the root is
+read-only (deploy/card_root.py): then what setup.sh wrote is gone at each boot, and it runs
+at every boot (offline, it changes only what the root forgot: seconds).
+
+``[card] read_only`` turns the read-only root off and on: the card edits its cmdline.txt and
+reboots once.
 
 ``kalimambo.toml`` on the FAT boot partition is read at every boot. A wrong value never
 stops the card: that value's default is used, and the line and the reason go to the
@@ -38,19 +43,25 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from card_data import PROBLEM_FILE as DATA_PROBLEM_FILE  # (beside it in deploy/)
+from card_data import write_whole
+from card_root import read_only_in, with_read_only
 
 from kalimambo.firmware.hardware import HardwareFileError, parse_hardware
 from kalimambo.firmware.hardwarewrite import replace_text, with_values
 from kalimambo.web.system.tablefile import LANGUAGES, TableSettings, table_file_text
 
 SETTINGS_FILE = Path("/boot/firmware/kalimambo.toml")
+CMDLINE_FILE = Path("/boot/firmware/cmdline.txt")
+CONFIG_FILE = Path("/boot/firmware/config.txt")
 ETC = Path("/etc/kalimambo")
 CARD_FILE = ETC / "card.toml"
 """What this card chose at its first boot; root's only (the hotspot password)."""
 TABLE_FILE = ETC / "table.toml"
 """What the table reads as it starts: its name, its language, the settings' problems."""
-APPLIED_FILE = ETC / "card-applied"
-"""The fingerprint of the settings setup.sh last applied: the same at the next boot, no run."""
+APPLIED_FILE = Path("/var/lib/kalimambo-card-applied")
+"""The fingerprint of the settings setup.sh last applied to this root: the same at the next
+boot, no run. On the root, not the data partition: it goes where setup.sh's changes go, so
+a read-only root, which forgets them at every boot, forgets it too."""
 BOARD_FILE = ETC / "board.toml"
 KERNEL_CMDLINE = Path("/proc/cmdline")
 REPO = Path(__file__).resolve().parent.parent
@@ -135,7 +146,9 @@ SETTINGS = (
     Setting("strip", "colour_order", "like \"GRB\"", board=("strip", "colour_order")),
     Setting("strip", "power_limit_ma", "the supply's current in mA",
             board=("power", "supply_ma")),
+    Setting("card", "read_only", "true or false", _bool),
 )
+SECTIONS = tuple(dict.fromkeys(s.section for s in SETTINGS))
 
 
 @dataclass
@@ -177,9 +190,9 @@ def read_settings(text: str, board_text: str) -> Settings:
         return found
     known = {(s.section, s.key): s for s in SETTINGS}
     for section, values in data.items():
-        if not isinstance(values, dict) or section not in {s.section for s in SETTINGS}:
+        if not isinstance(values, dict) or section not in SECTIONS:
             found.problems.append(f"kalimambo.toml: [{section}] is not a section this "
-                                  "card knows (table, hotspot, strip); ignored")
+                                  f"card knows ({', '.join(SECTIONS)}); ignored")
             continue
         for key, value in values.items():
             setting = known.get((section, key))
@@ -348,9 +361,9 @@ def fingerprint(table: Table, board_text: str) -> str:
     return hashlib.sha256(parts.encode()).hexdigest()
 
 
-def run_setup(table: Table) -> tuple[bool, bool]:
+def run_setup(table: Table) -> bool:
     """``setup.sh`` with this card's settings (offline: the image has every package);
-    (whether it worked, whether it asks for a reboot)."""
+    whether it worked."""
     done = subprocess.run(["./setup.sh", *table.setup_args()], cwd=REPO, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False,
                           env={**os.environ, "KALIMAMBO_AT_BOOT": "1"})
@@ -358,7 +371,25 @@ def run_setup(table: Table) -> tuple[bool, bool]:
     if table.password:
         shown = shown.replace(table.password, "********")
     print(shown, flush=True)
-    return done.returncode == 0, "reboot once" in done.stdout
+    return done.returncode == 0
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def set_read_only(cmdline_file: Path, on: bool) -> bool:
+    """The read-only root on or off in cmdline.txt, for the next boot; whether that changed
+    it (written whole: a cut leaves the old line or the new one, never a card that does
+    not boot)."""
+    text = cmdline_file.read_text()
+    if read_only_in(text) == on:
+        return False
+    write_whole(cmdline_file, with_read_only(text, on))
+    return True
 
 
 def imager_runs_first(cmdline: str) -> bool:
@@ -405,14 +436,14 @@ def main() -> int:
             board_text = new_board
     wanted = fingerprint(table, board_text)
     applied = APPLIED_FILE.read_text().strip() if APPLIED_FILE.exists() else ""
-    worked, reboot = True, False
+    worked, config_before = True, read_bytes(CONFIG_FILE)
     if applied == wanted and current_hostname() == table.name:
         print(f"this card is the table '{table.name}'; nothing changed since the last boot")
     else:
         print(f"this card is the table '{table.name}' (hotspot "
               f"{repr(table.ssid) if table.hotspot else 'off'}, channel {table.channel}): "
               "./setup.sh with its settings", flush=True)
-        worked, reboot = run_setup(table)
+        worked = run_setup(table)
     problems = settings.problems
     if DATA_PROBLEM_FILE.exists():  # deploy/card_data.py's, this boot
         problems = [*problems, DATA_PROBLEM_FILE.read_text().strip()]
@@ -426,8 +457,16 @@ def main() -> int:
     write_private(TABLE_FILE, table_file_text(TableSettings(table.name, table.language,
                                                             tuple(problems))),
                   0o640, SERVICE_USER)
-    if worked and reboot and not applied:
-        print("the strip's driver changed (config.txt): rebooting once", flush=True)
+    read_only = bool(settings.own.get("card.read_only", True))
+    print(f"the root is {'read-only' if read_only_in(KERNEL_CMDLINE.read_text()) else 'writable'}"
+          " this boot", flush=True)
+    reboot = ""
+    if read_bytes(CONFIG_FILE) != config_before:
+        reboot = "the strip's driver changed (config.txt)"
+    if CMDLINE_FILE.exists() and set_read_only(CMDLINE_FILE, read_only):
+        reboot = f"the root becomes {'read-only' if read_only else 'writable'} (cmdline.txt)"
+    if reboot:
+        print(f"{reboot}: rebooting once", flush=True)
         subprocess.run(["systemctl", "--no-block", "reboot"], check=False)
     return 0 if worked else 1
 

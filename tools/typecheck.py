@@ -23,8 +23,8 @@ from mypy.modulefinder import BuildSource
 ROOT = Path(__file__).resolve().parent.parent
 EXTRA = {"bench": "bench"}
 """Folders checked beside the package, under their folder's name (never installed)."""
-SCRIPTS = ("deploy/build_lgpio.py", "deploy/build_image.py", "deploy/card_setup.py",
-           "tools/typecheck.py")
+SCRIPTS = ("deploy/build_lgpio.py", "deploy/build_image.py", "deploy/card_data.py",
+           "deploy/card_root.py", "deploy/card_setup.py", "tools/typecheck.py")
 
 
 def folders() -> dict[str, Path]:

@@ -10,10 +10,12 @@ tables needs to differ in.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import socket
+import sys
 import tempfile
 import time
 import tomllib
@@ -24,9 +26,13 @@ import piroot
 from pitools import CheckFailed, sh, wait_for
 from pivm import Machine, fat_partition_offset
 
+sys.path.insert(0, str(piroot.REPO / "deploy"))
+from card_root import LOWER_ROOT, NO_ROOT_CHECK, READ_ONLY_WORD  # (deploy/ holds scripts)
+
 MTOOLS_ENV = {**os.environ, "MTOOLS_SKIP_CHECK": "1"}
 REPO_ON_CARD = "/usr/local/src/kalimambo"
 """Where setup.sh --image puts the repository on a card (deploy/build_image.py)."""
+
 
 
 @dataclass(frozen=True)
@@ -165,11 +171,18 @@ def check_nothing_of_the_builder(image: Path) -> list[str]:
             looked.append(f"{unit}.service enabled (a positive check)")
             if not wanted.is_symlink():
                 problems.append(f"{unit}.service is not enabled")
-        resize = root / "etc/systemd/system/rpi-resize.service"
-        looked.append("rpi-resize.service masked: the root is not grown over the data "
-                      "partition (a positive check)")
-        if not (resize.is_symlink() and str(resize.readlink()) == "/dev/null"):
-            problems.append("rpi-resize.service is not masked")
+        # Raspberry Pi OS's first-boot units: one would grow the root over the data
+        # partition, the other delete the SSH host keys the card keeps there.
+        for unit in ("rpi-resize", "regenerate_ssh_host_keys"):
+            masked = root / f"etc/systemd/system/{unit}.service"
+            looked.append(f"{unit}.service masked (a positive check)")
+            if not (masked.is_symlink() and str(masked.readlink()) == "/dev/null"):
+                problems.append(f"{unit}.service is not masked")
+        absent(root, "/var/lib/kalimambo-card-applied", "a card's own setup fingerprint")
+        for script in ("hooks/kalimambo", "scripts/init-bottom/kalimambo-machine-id"):
+            looked.append(f"the initramfs's {script} (a positive check)")
+            if not (root / "etc/initramfs-tools" / script).exists():
+                problems.append(f"no /etc/initramfs-tools/{script}")
     fat = f"{image}@@{fat_partition_offset(image)}"
     listed = sh("mdir", "-b", "-i", fat, "::/", env=MTOOLS_ENV).stdout
     looked.append("kalimambo.toml on the boot partition (a positive check)")
@@ -179,6 +192,9 @@ def check_nothing_of_the_builder(image: Path) -> list[str]:
     looked.append("no first-boot growth of the root in cmdline.txt (resize, init=)")
     if "resize" in cmdline or any(word.startswith("init=") for word in cmdline):
         problems.append(f"cmdline.txt grows the root at the first boot: {cmdline}")
+    looked.append(f"{READ_ONLY_WORD} {NO_ROOT_CHECK} in cmdline.txt (a positive check)")
+    if READ_ONLY_WORD not in cmdline or NO_ROOT_CHECK not in cmdline:
+        problems.append(f"cmdline.txt does not make the root read-only: {cmdline}")
     if problems:
         raise CheckFailed("the image holds what it must not:\n  " + "\n  ".join(problems))
     return looked
@@ -271,3 +287,57 @@ def check_data_partition(pi: Machine) -> str:
                           f"({options}); bound: {binds}; the game store there: {games == 0}")
     size = pi.ssh(f"df -BM --output=size {DATA_MOUNT}").stdout.split()[-1]
     return f"{source} ({size}, {label}, data=journal), settings, games and connections on it"
+
+
+# ---- the read-only root -------------------------------------------------------------------
+
+def root_digest(card: Path) -> str:
+    """SHA-256 of the card's root partition (partition 2), read from the card file: a
+    read-only root is the image's, bit for bit, whatever happened to the card."""
+    offset, size = partitions(card)[1]
+    digest = hashlib.sha256()
+    with card.open("rb") as handle:
+        handle.seek(offset)
+        left = size
+        while left:
+            chunk = handle.read(min(left, 8 << 20))
+            if not chunk:
+                raise CheckFailed(f"{card} ends inside its root partition")
+            digest.update(chunk)
+            left -= len(chunk)
+    return digest.hexdigest()
+
+
+def root_mode(pi: Machine) -> str:
+    """``read-only`` (overlayroot: / an overlay in RAM, the root partition read-only under
+    it) or ``writable`` (the root partition itself, read-write), or what else it is."""
+    root = pi.ssh("findmnt -no FSTYPE,OPTIONS /").stdout.split()
+    lower = pi.ssh(f"findmnt -no SOURCE,OPTIONS {LOWER_ROOT}", check=False).stdout.split()
+    if root[:1] == ["overlay"] and len(lower) == 2 and lower[0] == "/dev/vda2" \
+            and "ro" in lower[1].split(","):
+        return "read-only"
+    if root[:1] == ["ext4"] and "rw" in root[1].split(",") and not lower:
+        return "writable"
+    return f"neither: / is {root}, {LOWER_ROOT} is {lower or 'not mounted'}"
+
+
+BOOT_TROUBLE = ("emergency mode", "Give root password", "UNEXPECTED INCONSISTENCY",
+                "recovery required on readonly filesystem", "Kernel panic",
+                "You are in rescue mode")
+"""What a console shows when a boot went wrong after a cut (or would write the root)."""
+
+
+def boot_trouble(pi: Machine) -> list[str]:
+    """The console's lines of this power-on that show a boot in trouble."""
+    console = pi.work / f"console-{pi.boots}.log"
+    text = console.read_text(errors="replace") if console.exists() else ""
+    return [line.strip() for line in text.splitlines()
+            if any(sign in line for sign in BOOT_TROUBLE)]
+
+
+def set_card_settings(pi: Machine, lines: dict[str, str]) -> None:
+    """Lines of kalimambo.toml set on the card's boot partition, as a volunteer does from
+    a laptop: each ``key`` line (commented out or not) becomes ``key = value``."""
+    for key, value in lines.items():
+        pi.ssh(f"sed -i -E 's/^#?{key} = .*/{key} = {value}/' /boot/firmware/kalimambo.toml")
+    pi.ssh("sync /boot/firmware/kalimambo.toml")

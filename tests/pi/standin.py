@@ -27,7 +27,7 @@ from pathlib import Path
 import piroot
 from pitools import CheckFailed, sh
 
-STANDIN_VERSION = "v2"  # bump when the layout or the dressing changes: the images are remade
+STANDIN_VERSION = "v3"  # bump when the layout or the dressing changes: the images are remade
 SECTOR = 512
 BOOT_START = 16384
 """Partition 1's first sector (8 MiB), as Raspberry Pi OS's images have it."""
@@ -61,6 +61,16 @@ WantedBy=multi-user.target
 a flashed image carries no host keys, so every Pi gets its own. Before Debian trixie's own
 sshd-keygen.service (first boot only), which then finds them made: without that order
 both ran ``ssh-keygen -A`` at once, on the same files, in the first boot tried."""
+
+
+INITRAMFS_TO_BOOT = """\
+#!/bin/sh
+# As Raspberry Pi OS's raspi-firmware hook does: a kernel's new initramfs goes onto the
+# boot partition, where the firmware loads it (the stand-in has one kernel: initramfs8).
+# update-initramfs runs this with the kernel version and the initramfs's path.
+[ -d /boot/firmware ] && [ -n "$2" ] || exit 0
+cp "$2" /boot/firmware/initramfs8
+"""
 
 
 def standin_image(release: str, log: Path) -> Path:
@@ -145,6 +155,8 @@ def dress_as_flashed(root: Path, release: str, deb: Path, public_key: str, disk_
                  "proc            /proc           proc    defaults          0       0\n"
                  f"PARTUUID={disk_id}-01  /boot/firmware  vfat    defaults          0       2\n"
                  f"PARTUUID={disk_id}-02  /               ext4    defaults,noatime  0       1\n")
+    piroot.write(root / "etc/initramfs/post-update.d/z50-raspi-firmware", INITRAMFS_TO_BOOT,
+                 0o755)
     modules = sorted((root / "usr/lib/modules").glob("*/kernel/fs/fat/vfat.ko*"))
     if not modules:
         raise CheckFailed(f"no vfat module in {root}/usr/lib/modules: /boot/firmware "
