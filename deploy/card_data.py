@@ -30,6 +30,8 @@ Standard library only: it runs before the services' venv is needed.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import grp
 import json
 import os
 import re
@@ -222,14 +224,24 @@ def bind_places(data: Path, places: dict[str, Path]) -> None:
             run("mount", "--bind", kept, place)
 
 
-def write_whole(path: Path, text: str) -> None:
-    """A file written beside, synced, then renamed: a cut leaves the old one or the new."""
+def write_whole(path: Path, text: str, mode: int | None = None,
+                group: str | None = None) -> None:
+    """A file written beside, synced, then renamed: a cut leaves the old one or the new.
+    With ``mode``, readable by no one else at any moment (a password): made 0600, given
+    ``group`` (if there is one), then ``mode``, before it takes its place."""
     temp = path.with_name(f".{path.name}.new")
-    with temp.open("w") as handle:
+    temp.unlink(missing_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    with os.fdopen(os.open(temp, flags, 0o600 if mode is not None else 0o666), "w") as handle:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
-    temp.rename(path)
+    if mode is not None:
+        if group is not None:
+            with contextlib.suppress(KeyError):  # (no such group: root's alone)
+                os.chown(temp, 0, grp.getgrnam(group).gr_gid)
+        os.chmod(temp, mode)
+    os.replace(temp, path)
     folder = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(folder)

@@ -25,8 +25,6 @@ checked by the same rules as the lights check them.
 
 from __future__ import annotations
 
-import contextlib
-import grp
 import hashlib
 import json
 import os
@@ -297,22 +295,7 @@ def write_private(path: Path, text: str, mode: int, group: str | None = None) ->
     """Write a file whole (a power cut leaves the old or the new one), readable by no one
     else at any moment (the hotspot's password), then sync it and its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.new")
-    temp.unlink(missing_ok=True)
-    with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    if group is not None:
-        with contextlib.suppress(KeyError):  # (no such group: root's alone)
-            os.chown(temp, 0, grp.getgrnam(group).gr_gid)
-    os.chmod(temp, mode)
-    os.replace(temp, path)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    write_whole(path, text, mode, group)
 
 
 # ---- the table this card is --------------------------------------------------------------
