@@ -15,8 +15,14 @@ median, mean, largest, largest in round 12), the server's memory (each process's
 resident set, and all of them together as proportional set sizes: shared pages counted
 once, not once per process), and how long
 60 clients dropping and reconnecting at once take to be served again, each with
-whether it is within the goal.  ``--repeat N`` runs it N times (a shared machine is
-noisy) and prints each run and the medians.  Prints figures and asserts nothing about
+whether it is within the goal.  The seats' own phones are measured too (issue 44): the
+time from the last pick to every phone showing the round with its own hand, and the
+phones' requests per round, for each way a phone can follow its seat (``--phones``):
+``own``, the seat's own stream (``?token=``), whose messages carry its hand and pick, and
+``pull``, the way the phone page worked before: the public stream, then ``GET /me`` after
+each push that opens or ends a round (the phone shows the round when that answers).
+``--repeat N`` runs it N times (a shared machine is noisy) and prints each run and the
+medians.  Prints figures and asserts nothing about
 them; it stops with an error when the game itself does not go as planned.
 """
 
@@ -97,11 +103,16 @@ class Dechunk:
 
 
 class Streams:
-    """``count`` event streams read by one selector thread; records reveal arrivals."""
+    """``count`` event streams read by one selector thread; records reveal arrivals.
+    ``tokens``: one seat token per stream (the seats' own streams), else public ones."""
 
-    def __init__(self, port: int, count: int) -> None:
+    def __init__(self, port: int, count: int, tokens: Sequence[str] = (), net: int = 0) -> None:
         self.port = port
         self.count = count
+        self.tokens = list(tokens)
+        self.net = net
+        """Streams come from 127.0.<net>.x: the phones' apart from the other clients'."""
+        self.token_of: dict[socket.socket, str] = {}
         self.selector = selectors.DefaultSelector()
         self.buffers: dict[socket.socket, bytes] = {}
         self.arrivals: dict[bytes, dict[socket.socket, float]] = {}
@@ -126,10 +137,13 @@ class Streams:
 
     def _open(self) -> None:
         # one loopback address per 8 clients: the table allows 16 streams per address
-        source = f"127.0.0.{2 + len(self.buffers) // 8}"
+        source = f"127.0.{self.net}.{2 + len(self.buffers) // 8}"
         sock = socket.create_connection(("127.0.0.1", self.port), source_address=(source, 0))
-        sock.sendall(b"GET /api/v1/events HTTP/1.1\r\nHost: bench\r\n"
-                     b"Accept: text/event-stream\r\n\r\n")
+        token = self.tokens[len(self.buffers)] if self.tokens else ""
+        query = f"?token={token}".encode() if token else b""
+        self.token_of[sock] = token
+        sock.sendall(b"GET /api/v1/events%s HTTP/1.1\r\nHost: bench\r\n"
+                     b"Accept: text/event-stream\r\n\r\n" % query)
         sock.setblocking(False)
         self.buffers[sock] = b""
         self.selector.register(sock, selectors.EVENT_READ)
@@ -147,6 +161,11 @@ class Streams:
                     return list(self.arrivals[marker].values())
             time.sleep(0.001)
         raise TimeoutError(f"only {len(self.arrivals[marker])} clients saw {marker!r}")
+
+    def arrived(self, marker: bytes) -> dict[str, float]:
+        """When each seat's stream had ``marker``, by its token (after ``wait``)."""
+        with self.lock:
+            return {self.token_of[sock]: at for sock, at in self.arrivals[marker].items()}
 
     def _loop(self) -> None:
         while self.running:
@@ -271,7 +290,46 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def run(clients: int, seats: int, games: int, under: str | None = None) -> dict[str, Any]:
+class Phones:
+    """The seats' phones: their streams (own or public, ``mode``), what they asked for,
+    and when each showed a round with its own hand."""
+
+    def __init__(self, port: int, tokens: dict[str, str], mode: str) -> None:
+        self.port = port
+        self.mode = mode
+        self.tokens = tokens
+        self.streams = Streams(port, len(tokens), list(tokens.values()) if mode == "own"
+                               else ["" for _ in tokens], net=1)
+        self.requests = 0
+        self.conns = {name: Api(port) for name in tokens}
+
+    def call(self, name: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        self.requests += 1
+        return self.conns[name].call(method, path, body, token=self.tokens[name])
+
+    def shown(self, marker: bytes) -> list[float]:
+        """When each phone showed the round ``marker`` reveals: its own stream's message
+        (own), or the answer to the ``GET /me`` it sends when the public stream's
+        message arrives (pull; the phones ask at once, each on its own connection)."""
+        arrivals = self.streams.wait(marker)
+        if self.mode == "own":
+            return arrivals
+        answered: list[float] = []
+
+        def pull(name: str) -> None:
+            self.call(name, "GET", "/me")
+            answered.append(time.perf_counter())
+
+        threads = [threading.Thread(target=pull, args=(name,)) for name in self.tokens]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return answered
+
+
+def run(clients: int, seats: int, games: int, under: str | None = None,
+        phone_mode: str = "own") -> dict[str, Any]:
     port = free_port()
     data = tempfile.mkdtemp(prefix="kalimambo-bench-", dir=under)
     proc = subprocess.Popen([sys.executable, "-m", "kalimambo", "serve", "--host", "127.0.0.1",
@@ -297,15 +355,17 @@ def run(clients: int, seats: int, games: int, under: str | None = None) -> dict[
         streams = Streams(port, clients)
         streams.open_all()
         streams.wait_open()
+        phones = Phones(port, tokens, phone_mode)
+        phones.streams.open_all()
+        phones.streams.wait_open()
         per_client: list[float] = []
         all_clients: list[float] = []
-        phones = {n: Api(port) for n in tokens}
-
+        all_phones: list[float] = []
         def pick(name: str, round_no: int) -> None:
-            hand = phones[name].call("GET", "/me", token=tokens[name])[1]["me"]["hand"]
-            status, answer = phones[name].call("POST", "/pick",
-                                               {"round": round_no, "card": hand[0]},
-                                               token=tokens[name])
+            """Each seat plays its lowest card, card r - 1 in round r (its phone knows
+            its hand)."""
+            status, answer = phones.call(name, "POST", "/pick",
+                                         {"round": round_no, "card": round_no - 1})
             if status != 200:
                 raise RuntimeError(f"{name}'s pick for round {round_no}: {status} {answer}")
 
@@ -316,22 +376,29 @@ def run(clients: int, seats: int, games: int, under: str | None = None) -> dict[
             status, view = api.call("POST", "/host/start", {}, token=host)
             if status != 200 or len(view["seats"]) != seats:
                 raise RuntimeError(f"the game did not start with {seats} seats: {status}")
+            if phone_mode == "pull":  # the game opened: each phone pulls its hand
+                for name in tokens:
+                    phones.call(name, "GET", "/me")
             for round_no in range(1, 13):
                 for name in list(tokens)[:-1]:
                     pick(name, round_no)
                 marker = b'{"type":"reveal","round":%d,' % round_no
                 streams.expect(marker)
+                phones.streams.expect(marker)
                 streams.round = round_no
                 last = list(tokens)[-1]
-                hand = phones[last].call("GET", "/me", token=tokens[last])[1]["me"]["hand"]
                 began = time.perf_counter()
-                status, answer = phones[last].call(
-                    "POST", "/pick", {"round": round_no, "card": hand[0]}, token=tokens[last])
+                status, answer = phones.call(last, "POST", "/pick",
+                                             {"round": round_no, "card": round_no - 1})
                 if status != 200 or not answer.get("resolved"):
                     raise RuntimeError(f"round {round_no} did not resolve: {status} {answer}")
                 arrivals = streams.wait(marker)
+                all_phones.append((max(phones.shown(marker)) - began) * 1000)
                 while (view := api.call("GET", "/state")[1])["phase"] == "playing":
                     time.sleep(0.02)  # the playback runs on the table's clock
+                if phone_mode == "pull" and round_no < 12:  # the new round opened: pull
+                    for name in tokens:
+                        phones.call(name, "GET", "/me")
                 per_client += [(t - began) * 1000 for t in arrivals]
                 all_clients.append((max(arrivals) - began) * 1000)
             if view["phase"] != "finished" or len(view["history"]) != 12:
@@ -346,6 +413,7 @@ def run(clients: int, seats: int, games: int, under: str | None = None) -> dict[
         memory_kb["pss_total"] = sum(memory_kb[f"pss_{name}"] for name in parts)
         reconnect = streams.drop_and_reconnect()
         streams.close()
+        phones.streams.close()
         message_sizes = [size for _, size in streams.sizes]
         round_12 = [size for r, size in streams.sizes if r == 12]
         return {
@@ -360,6 +428,10 @@ def run(clients: int, seats: int, games: int, under: str | None = None) -> dict[
             "all_clients_ms_median": round(statistics.median(all_clients), 2),
             "all_clients_ms_p99": round(percentile(all_clients, 0.99), 2),
             "all_clients_ms_max": round(max(all_clients), 2),
+            "phones": phone_mode,
+            "all_phones_ms_median": round(statistics.median(all_phones), 2),
+            "all_phones_ms_p99": round(percentile(all_phones, 0.99), 2),
+            "phone_requests_per_round": round(phones.requests / len(all_phones), 2),
             **{f"{key}_mb": round(kb / 1024, 1) for key, kb in memory_kb.items()},
             "reconnect_storm_ms": round(reconnect * 1000, 1),
         }
@@ -394,6 +466,10 @@ def report(figures: dict[str, Any]) -> None:
           f"{figures['whole_views_again']}")
     print(f"last pick -> reveal at all clients: median {figures['all_clients_ms_median']} ms, "
           f"p99 {figures['all_clients_ms_p99']} ms, max {figures['all_clients_ms_max']} ms")
+    print(f"last pick -> every phone showing the round with its hand ({figures['phones']}): "
+          f"median {figures['all_phones_ms_median']} ms, p99 {figures['all_phones_ms_p99']} "
+          f"ms; the {figures['seats']} phones' requests per round: "
+          f"{figures['phone_requests_per_round']}")
     print("server memory, resident (shared pages in each): " + ", ".join(
         f"{name} {figures[f'rss_{name}_mb']} MB" for name in ("master", "worker", "lights")))
     print("server memory, proportional: " + " + ".join(
@@ -409,28 +485,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seats", type=int, default=7)
     parser.add_argument("--games", type=int, default=3, help="games of 12 rounds each")
     parser.add_argument("--repeat", type=int, default=1, help="runs, then their medians")
+    parser.add_argument("--phones", default="own,pull", help="how the seats' phones follow "
+                        "their seat: own (their own stream), pull (the public stream and "
+                        "GET /me after a push, as before issue 44), or both, one run each")
     parser.add_argument("--json", action="store_true", help="one JSON object per run")
     parser.add_argument("--store-under", metavar="DIR", help="make the table's data dir in "
                         "DIR (default: the system's temp dir); /dev/shm leaves out the "
                         "disk's fsync, to see the rest of the path")
     args = parser.parse_args(argv)
-    runs = []
-    for number in range(args.repeat):
-        figures = run(args.clients, args.seats, args.games, args.store_under)
-        runs.append(figures)
-        if args.json:
-            print(json.dumps(figures), flush=True)
-            continue
-        if args.repeat > 1:
-            print(f"-- run {number + 1} of {args.repeat}")
-        report(figures)
-        sys.stdout.flush()
-    if args.repeat > 1 and not args.json:
-        medians = {key: (statistics.median(run[key] for run in runs)
-                         if isinstance(runs[0][key], (int, float)) else runs[0][key])
-                   for key in runs[0]}
-        print(f"-- medians of {args.repeat} runs")
-        report(medians)
+    modes = args.phones.split(",")
+    if not set(modes) <= {"own", "pull"}:
+        parser.error("--phones is own, pull or own,pull")
+    for mode in modes:
+        runs = []
+        for number in range(args.repeat):
+            figures = run(args.clients, args.seats, args.games, args.store_under, mode)
+            runs.append(figures)
+            if args.json:
+                print(json.dumps(figures), flush=True)
+                continue
+            if args.repeat > 1:
+                print(f"-- run {number + 1} of {args.repeat} ({mode})")
+            report(figures)
+            sys.stdout.flush()
+        if args.repeat > 1 and not args.json:
+            medians = {key: (statistics.median(run[key] for run in runs)
+                             if isinstance(runs[0][key], (int, float)) else runs[0][key])
+                       for key in runs[0]}
+            print(f"-- medians of {args.repeat} runs ({mode})")
+            report(medians)
     return 0
 
 

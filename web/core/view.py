@@ -23,6 +23,7 @@ from kalimambo.web.core.viewtypes import (
     HistoryEntry,
     LightsStatus,
     LightsView,
+    MeView,
     PowerView,
     PrivateView,
     PublicView,
@@ -138,9 +139,13 @@ def public_view(state: StateMachine, around: Surroundings,
     }
 
 
+def own_view(state: StateMachine, seat: Seat) -> MeView:
+    """A seat's own part of its view: its hand and pick (only ever sent to that seat)."""
+    hand = state.game.hand(seat.name) if state.game else list(range(12))
+    return {"id": seat.id, "name": seat.name, "colour": seat.colour, "hand": hand,
+            "pick": state.picks.get(seat.name), "hosted": seat.hosted, "bot": seat.bot}
+
+
 def private_view(state: StateMachine, public: PublicView, seat: Seat) -> PrivateView:
     """A seat's view: the public view plus its hand and pick."""
-    hand = state.game.hand(seat.name) if state.game else list(range(12))
-    return {**public, "me": {"id": seat.id, "name": seat.name, "colour": seat.colour,
-                             "hand": hand, "pick": state.picks.get(seat.name),
-                             "hosted": seat.hosted, "bot": seat.bot}}
+    return {**public, "me": own_view(state, seat)}

@@ -85,15 +85,16 @@ class Hub:
     # -- what the API calls -------------------------------------------------------------
     def stream(self, token: str | None) -> Iterator[bytes]:
         """One event stream's body: subscribed and counted (``token``: a seat's, which
-        shows as connected while it is open) under the table's lock, so it starts from
-        exactly the change it was subscribed at."""
+        shows as connected while it is open, and whose own view the stream then
+        carries) under the table's lock, so it starts from exactly the change it was
+        subscribed at."""
         table = self.table
 
-        def start(q: queue.Queue[Item]) -> Change:
+        def start(q: queue.Queue[Item]) -> tuple[Change, str | None]:
             with table.lock:
                 self.broadcaster.subscribe(q)
-                table.stream_opened(token)
-                return table.current
+                seat = table.stream_opened(token)
+                return table.current, seat
 
         return self.broadcaster.stream(start, lambda: table.current,
                                        on_close=lambda: table.stream_closed(token))

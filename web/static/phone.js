@@ -1,6 +1,7 @@
 /* The phone: join, pick and confirm a card, see the reveal and what it did to you.
-   The seat token lives in localStorage; a reloaded or re-woken page finds its
-   seat with GET /api/v1/me, never by name. */
+   The seat token lives in localStorage; a reloaded or re-woken page finds its seat by
+   opening the event stream with it (the seat's own stream carries its hand and pick as
+   the view's "me"), never by name. */
 
 import { api } from "./common/api.js";
 import { $ } from "./common/dom.js";
@@ -12,11 +13,11 @@ import { storageSet } from "./common/storage.js";
 import { toast } from "./common/toast.js";
 import { onHappened, onWoken, render, sheet } from "./phone/draw.js";
 import { askHint, confirmPick } from "./phone/pick.js";
-import { loadMe } from "./phone/seat.js";
-import { newPhone, TOKEN_KEY, tooLate, viewKey } from "./phone/state.js";
+import { forgetSeat } from "./phone/seat.js";
+import { lastRoundNumber, newPhone, TOKEN_KEY, tooLate } from "./phone/state.js";
 
 // ---------------------------------------------------------------- the seat
-// (its state, GET /me and drawing are in phone/: state.js, seat.js, pick.js, draw.js)
+// (its state, seat, picking and drawing are in phone/: state.js, seat.js, pick.js, draw.js)
 
 /** The phone's state: the page's one, passed to the parts that fetch, pick and draw. */
 const phone = newPhone();
@@ -33,8 +34,8 @@ async function join(event) {
     phone.token = data.token;
     storageSet(TOKEN_KEY, data.token);
     $("seat-lost").hidden = true;
-    await loadMe(phone);
-    stream.reconnect();
+    render(phone);
+    stream.reconnect();  // the seat's own stream: its first view brings the hand
   } catch (err) {
     toast(err.message, "error");
   } finally {
@@ -43,21 +44,26 @@ async function join(event) {
   }
 }
 
-function onView(view, whole) {
+/** A view from the stream; `token`: the seat token the stream was opened with (its
+    view then holds the seat's "me", or none when the table no longer knows the seat). */
+function onView(view, whole, token) {
   // a change of pick the round's end overtook (the last player picked first): say so
   const before = phone.view;
   const late = before && before.phase === "picking" && view.phase !== "picking"
     && view.game_id === before.game_id ? tooLate(phone, phone.selected, before.round) : null;
   if (late) toast(t("pick.too_late", late), "error");
   phone.view = view;
-  if (!phone.token) { render(phone); return; }
-  const inTable = (view.seats || []).some((s) => phone.me && s.name === phone.me.name);
-  if (!phone.me || viewKey(view) !== phone.meKey || !inTable) {
-    loadMe(phone).then(() => (whole ? onWoken(phone, phone.view) : onHappened(phone, view)));
-  } else {
-    render(phone);
-    if (whole) onWoken(phone, view); else onHappened(phone, view);
+  if (phone.token && token === phone.token) {
+    if (view.me) {
+      phone.me = view.me;
+      if (phone.seenRound === null) phone.seenRound = lastRoundNumber(view);
+    } else {
+      forgetSeat(phone, true);
+    }
   }
+  render(phone);
+  if (!phone.me) return;
+  if (whole) onWoken(phone, view); else onHappened(phone, view);
 }
 
 // ----------------------------------------------------- event handlers
@@ -69,11 +75,7 @@ $("cancel").addEventListener("click", () => { phone.selected = null; render(phon
 $("hint").addEventListener("click", () => askHint(phone));
 $("sheet-ok").addEventListener("click", () => sheet.close());
 onLang(() => render(phone));
-document.addEventListener("visibilitychange", () => {
-  if (!document.hidden) loadMe(phone);
-});
 
 startPage();
 render(phone);
-if (phone.token) loadMe(phone);
 const stream = live(onView, () => phone.token);

@@ -4,20 +4,21 @@ JSON Patch from the view before and what happened.
 The table builds each view (``kalimambo.web.core.view``), with its version and what
 happened; the publisher keeps the latest (``current``: what a new stream or an answer
 starts from) and hands the change to every listener (the event streams, the lights
-link, the clock).
+link, the clock). Each seat's own part (its hand and pick) travels beside the public view,
+for that seat's stream only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import orjson
 
 from kalimambo.web.core.happenings import TableEvent
 from kalimambo.web.core.viewdiff import diff
-from kalimambo.web.core.viewtypes import PublicView
+from kalimambo.web.core.viewtypes import MeView, PublicView
 
 VERSION_EPOCH = 1_000_000
 """``version`` is restarts x 10^6 + changes since: it keeps growing across restarts."""
@@ -37,6 +38,9 @@ class Change:
     happened: tuple[TableEvent, ...] = ()
     """What the command did, in order (empty for a refresh); the view's ``happened``
     is their public form."""
+    own: Mapping[str, MeView] = field(default_factory=dict)
+    """Each seat's own part of its view at this version (``me``), by seat id: only that
+    seat's stream carries it."""
 
 
 Listener = Callable[[Change], None]
@@ -56,14 +60,15 @@ class Publisher:
         self.version += 1
         return self.version
 
-    def publish(self, view: PublicView, happened: tuple[TableEvent, ...]) -> Change:
+    def publish(self, view: PublicView, happened: tuple[TableEvent, ...],
+                own: Mapping[str, MeView]) -> Change:
         """``view`` (built with ``next_version()``, its ``happened`` the events' public
-        form) becomes the current one."""
+        form) becomes the current one; ``own``: each seat's own part beside it."""
         plain = cast("dict[str, Any]", view)
         before = self._current
         patch = orjson.dumps(diff(before.view, plain)) if before is not None else None
         change = self._current = Change(self.version, plain, orjson.dumps(plain), patch,
-                                        happened)
+                                        happened, own)
         for listener in list(self.listeners):
             listener(change)
         return change

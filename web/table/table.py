@@ -45,7 +45,7 @@ from kalimambo.web.core.plans import (
 )
 from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.core.seats import Seat, new_token, token_hash
-from kalimambo.web.core.view import Surroundings, private_view, public_view
+from kalimambo.web.core.view import Surroundings, own_view, private_view, public_view
 from kalimambo.web.core.viewtypes import BoothView, PrivateView, PublicView, ReplayView
 from kalimambo.web.storage.store import SettingKey, StorageError, Store
 from kalimambo.web.table import bots
@@ -206,7 +206,8 @@ class Table:
                            self.replays.view(ending is not None and ending.replay)),
             "booth": self._booth(),
             "happened": public_events(happened)}
-        self.publisher.publish(view, happened)
+        self.publisher.publish(view, happened,
+                               {seat.id: own_view(state, seat) for seat in state.seats})
 
     def _booth(self) -> BoothView:
         """The booth's settings as the view shows them."""
@@ -300,20 +301,24 @@ class Table:
             self._add_seats(plan)
             return [seat.name for seat in plan.seats]
 
-    def stream_opened(self, token: str | None) -> None:
-        """An event stream with a seat's token is open: that seat counts as connected."""
-        self._stream_count(token, +1)
+    def stream_opened(self, token: str | None) -> str | None:
+        """An event stream with a seat's token is open: that seat counts as connected.
+        The seat's id, whose own part the stream then carries (None: a public stream)."""
+        return self._stream_count(token, +1)
 
     def stream_closed(self, token: str | None) -> None:
         self._stream_count(token, -1)
 
-    def _stream_count(self, token: str | None, step: int) -> None:
+    def _stream_count(self, token: str | None, step: int) -> str | None:
         if not token:
-            return
+            return None
         with self.lock:
             seat = self.state.seat_by_hash(token_hash(token))
-            if seat is not None and self.streams.count(seat.name, step):
+            if seat is None:
+                return None
+            if self.streams.count(seat.name, step):
                 self._changed()
+            return seat.id
 
     # -- the game ----------------------------------------------------------------------
     def start(self, setup: object, seed: int | None = None) -> None:

@@ -16,10 +16,11 @@ export function setConnected(ok) {
     stream sends the whole view first, then "patch" events (JSON Patch) with only what
     changed; a patch that does not fit (a missed message) reopens the stream.
 
-    onView(view, whole) gets every view: `whole` for the stream's first view or a
+    onView(view, whole, token) gets every view: `whole` for the stream's first view or a
     fresh start (draw it as it is), else a patch's, whose view.happened says what
     that change did (animate it). #conn shows the connection state; tokenOf() gives
-    the seat's token, so the table knows that seat is connected.
+    the seat's token, so the table knows that seat is connected and the stream carries
+    that seat's own view (its "me"); `token` is the one this stream was opened with.
     Returns {reconnect} for pages that wake up from sleep. */
 export function live(onView, tokenOf) {
   /** @type {EventSource | null} */
@@ -34,6 +35,7 @@ export function live(onView, tokenOf) {
     clearTimeout(retryTimer);
     if (source) source.close();
     const token = tokenOf ? tokenOf() : null;
+    const opened = token;
     source = new EventSource(token ? `/api/v1/events?token=${encodeURIComponent(token)}`
       : "/api/v1/events");
     source.onmessage = (message) => {
@@ -42,7 +44,7 @@ export function live(onView, tokenOf) {
       delay = 1000;
       current = view;
       setConnected(true);
-      onView(view, true);
+      onView(view, true, opened);
     };
     source.addEventListener("patch", (message) => {
       if (!current) return;
@@ -56,7 +58,7 @@ export function live(onView, tokenOf) {
         return;
       }
       current = view;
-      onView(view, false);
+      onView(view, false, opened);
     });
     source.onerror = () => {
       setConnected(false);

@@ -35,7 +35,7 @@ export async function confirmPick(phone) {
     }
   });
   if (taken === null) return;
-  if (taken && phone.me) phone.me.pick = card;
+  if (taken && phone.me) phone.me = { ...phone.me, pick: card };  // until the stream says it
   render(phone);
 }
 

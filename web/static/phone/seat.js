@@ -1,11 +1,12 @@
-/* The phone's seat: found again with GET /api/v1/me, never by name. */
+/* The phone's seat: its own view comes with its stream (phone.js); GET /api/v1/me only
+   after a refused pick, and forgetting a seat the table no longer knows. */
 
 import { api } from "../common/api.js";
 import { $ } from "../common/dom.js";
 import { storageSet } from "../common/storage.js";
 import { toast } from "../common/toast.js";
 import { render } from "./draw.js";
-import { lastRoundNumber, TOKEN_KEY, viewKey } from "./state.js";
+import { lastRoundNumber, TOKEN_KEY } from "./state.js";
 
 /** @typedef {import("./state.js").Phone} Phone */
 
@@ -16,7 +17,6 @@ export async function loadMe(phone) {
   try {
     const data = await api("GET", "/me", { token: phone.token });
     phone.me = data.me;
-    phone.meKey = viewKey(data);
     if (!phone.view || (data.version || 0) >= (phone.view.version || 0)) phone.view = data;
     if (phone.seenRound === null) phone.seenRound = lastRoundNumber(phone.view);
     $("seat-lost").hidden = true;

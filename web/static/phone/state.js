@@ -8,7 +8,7 @@ import { storageGet } from "../common/storage.js";
 
 export const TOKEN_KEY = "kalimambo.token";
 
-/** @typedef {{token: string | null, view: View | null, me: any, meKey: string,
+/** @typedef {{token: string | null, view: View | null, me: any,
       selected: number | null, sending: boolean, seenRound: number | null,
       hintKey: string, confirm: (() => void) | null, lateRound: number | null}} Phone */
 
@@ -18,8 +18,7 @@ export function newPhone() {
   return {
     token: storageGet(TOKEN_KEY),
     view: null,       // the newest public view
-    me: null,         // "me" from GET /api/v1/me
-    meKey: "",        // game/round/phase the "me" belongs to
+    me: null,         // the seat's own ("me": hand and pick), from its stream
     selected: null,   // tapped but not yet confirmed
     sending: false,
     seenRound: null,  // last resolved round whose reveal the player has seen
@@ -27,12 +26,6 @@ export function newPhone() {
     confirm: null,    // sends the tapped card (phone.js sets it: a second tap confirms)
     lateRound: null,  // the round whose too-late change of pick was told (once)
   };
-}
-
-/** The game, round, phase and rounds played that a "me" belongs to.
-    @param {View} view */
-export function viewKey(view) {
-  return `${view.game_id || ""}/${view.round}/${view.phase}/${(view.history || []).length}`;
 }
 
 /** @param {View | null} view */
