@@ -145,7 +145,9 @@ def replay_game(table: Table, rng: random.Random, sizes: dict[str, list[int]]) -
         skip_after = rng.choice((None, 0, 1, 3))
         shown = 0
         while True:
-            playback = table.current.view["replay"]["board"]["playback"]
+            replay = table.current.view["replay"]
+            assert replay is not None, "the replay runs until its last step"
+            playback = replay["board"]["playback"]
             if playback["round"] == round_no and playback["step"] == playback["steps"]:
                 break
             if skip_after is not None and shown >= skip_after:

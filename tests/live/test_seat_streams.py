@@ -80,7 +80,7 @@ def test_each_seat_stream_is_its_own_view_at_every_version(tmp_path: Path) -> No
     table.start(None, seed=3)
     check()
     for round_no in range(1, 13):
-        for name, token in tokens.items():
+        for token in tokens.values():
             table.pick(token, round_no, rng.choice(table.me(token)["me"]["hand"]))
             check()  # the pick is the seat's own: only its stream says which card
         while table.playing:

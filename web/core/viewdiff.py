@@ -16,6 +16,7 @@ process with ``kalimambo.firmware.wire.apply_patch``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -27,7 +28,7 @@ def _pointer(parts: list[str]) -> str:
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-def diff(old: dict[str, Any], new: dict[str, Any]) -> list[Op]:
+def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Op]:
     """The patch that turns ``old`` into ``new`` (both views; ``version`` first)."""
     ops: list[Op] = [{"op": "test", "path": "/version", "value": old.get("version")}]
     known: dict[int, str] = {}
@@ -35,7 +36,7 @@ def diff(old: dict[str, Any], new: dict[str, Any]) -> list[Op]:
     return ops
 
 
-def _diff_dict(old: dict[str, Any], new: dict[str, Any], path: list[str], ops: list[Op],
+def _diff_dict(old: Mapping[str, Any], new: Mapping[str, Any], path: list[str], ops: list[Op],
                known: dict[int, str]) -> None:
     for key in old:
         if key not in new:

@@ -16,6 +16,7 @@ from kalimambo.firmware.wire import patch_message, whole_message
 from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.core.view import lights_summary
 from kalimambo.web.core.viewdiff import diff
+from kalimambo.web.core.viewtypes import LightsView
 from kalimambo.web.live.lightslink import LightsLink
 from kalimambo.web.live.stream import Broadcaster, Item
 from kalimambo.web.live.stripview import strip_view
@@ -103,13 +104,12 @@ class Hub:
         """The strip's frame as sent, and as a person sees it."""
         return self.lights.frames()
 
-    def lights_retry(self) -> dict[str, Any]:
+    def lights_retry(self) -> LightsView:
         if not self.lights.retry():
             raise Refusal(Kind.CONFLICT, "lights_failed",
                           "The lights process is not running, so there is nothing to retry.")
         self.table.refresh()
-        lights: dict[str, Any] = self.table.current.view["lights"]
-        return lights
+        return self.table.current.view["lights"]
 
     def close(self) -> None:
         self.table.close_clock()

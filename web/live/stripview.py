@@ -3,6 +3,7 @@ the replay's board, in the live view's shape), so the lights' messages stay smal
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 STRIP_KEYS = ("version", "phase", "game_id", "track_length", "rhino", "positions", "dung",
@@ -19,7 +20,7 @@ def strip_marks(placing: dict[str, Any] | None) -> list[list[Any]] | None:
     return [[move["piece"], move.get("name"), move["to"]] for move in placing["moves"]]
 
 
-def strip_view(view: dict[str, Any]) -> dict[str, Any]:
+def strip_view(view: Mapping[str, Any]) -> dict[str, Any]:
     """What the strip draws: the board (during a replay the replay's, in the live
     view's shape), the playback's cursor (the moment it shows), what happened, the
     pieces to move by hand (the table's own, never during a replay), and whether a

@@ -24,7 +24,7 @@ import ipaddress
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from kalimambo.engine.values import is_int
@@ -93,7 +93,7 @@ def is_own_screen(request: Request) -> bool:
         return False
 
 
-def booth_mode(view: dict[str, Any]) -> bool:
+def booth_mode(view: Mapping[str, Any]) -> bool:
     """Whether the table is in booth mode: attract mode switched on (the view's
     ``booth.attract``; on by default).  A booth's screen faces passers-by, so it never
     offers the host's way in, not even before the first host logs in."""

@@ -8,10 +8,12 @@ game).  The table picks the mode in one place (``Table.mode``) and each command 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from kalimambo.web.core.happenings import TableEvent
 from kalimambo.web.core.state import StateMachine
+from kalimambo.web.core.viewtypes import PublicView
 from kalimambo.web.table.replay import Replays
 
 
@@ -31,7 +33,7 @@ class PlaybackMode(Protocol):
         """One step of "skip", shown as a jump; skipping repeats it until the round's
         playback has ended (``Table.skip``)."""
 
-    def answer(self, view: dict[str, Any]) -> dict[str, Any]:
+    def answer(self, view: PublicView) -> Mapping[str, Any]:
         """The playback as "next" and "skip" answer it, from the view just made."""
 
 
@@ -55,7 +57,7 @@ class LiveMode:
     def skip_step(self, now: float) -> list[TableEvent]:
         return self.state.skip_step()
 
-    def answer(self, view: dict[str, Any]) -> dict[str, Any]:
+    def answer(self, view: PublicView) -> Mapping[str, Any]:
         return view["playback"] or {}
 
 
@@ -78,5 +80,6 @@ class ReplayMode:
     def skip_step(self, now: float) -> list[TableEvent]:
         return self.replays.skip_step(now)
 
-    def answer(self, view: dict[str, Any]) -> dict[str, Any]:
-        return view["replay"]["board"]["playback"] or {}
+    def answer(self, view: PublicView) -> Mapping[str, Any]:
+        replay = view["replay"]
+        return replay["board"]["playback"] if replay else {}

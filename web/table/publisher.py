@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 import orjson
 
@@ -29,9 +28,8 @@ class Change:
     """What listeners get after every change."""
 
     version: int
-    view: dict[str, Any]
-    """The ``PublicView``, typed as the plain dict its readers take (the strip's
-    ``strip_view``, the lights link, the modes): mypy lets no TypedDict pass as one."""
+    view: PublicView
+    """The public view (every listener's to read, none's to change)."""
     view_json: bytes
     patch_json: bytes | None
     """The JSON Patch from the view before (None for the first view)."""
@@ -64,10 +62,9 @@ class Publisher:
                 own: Mapping[str, MeView]) -> Change:
         """``view`` (built with ``next_version()``, its ``happened`` the events' public
         form) becomes the current one; ``own``: each seat's own part beside it."""
-        plain = cast("dict[str, Any]", view)
         before = self._current
-        patch = orjson.dumps(diff(before.view, plain)) if before is not None else None
-        change = self._current = Change(self.version, plain, orjson.dumps(plain), patch,
+        patch = orjson.dumps(diff(before.view, view)) if before is not None else None
+        change = self._current = Change(self.version, view, orjson.dumps(view), patch,
                                         happened, own)
         for listener in list(self.listeners):
             listener(change)

@@ -19,7 +19,7 @@ import contextlib
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from kalimambo.engine.game import Game
@@ -173,8 +173,7 @@ class Table:
 
     def public_view(self) -> PublicView:
         """The current public view (the same dict every listener got: do not change it)."""
-        # the change keeps it as plain JSON for its readers; it was built a PublicView
-        return cast("PublicView", self.current.view)
+        return self.current.view
 
     def me(self, token: str | None) -> PrivateView:
         """The seat's private view: the public view plus its hand and pick."""
@@ -423,14 +422,14 @@ class Table:
                 self._changed()  # the host page: the table writes again
             return bool(happened) or written
 
-    def next_step(self) -> dict[str, Any]:
+    def next_step(self) -> Mapping[str, Any]:
         """"Next" (any pacing): show one more step; answers the playback."""
         with self.lock:
             mode = self.mode
             self._after(mode.next_step(self.clock()))
             return mode.answer(self.current.view)
 
-    def screen_next(self) -> dict[str, Any]:
+    def screen_next(self) -> Mapping[str, Any]:
         """"Next" from the table's own screen: only while what plays waits for it (step
         pacing), else 409 ``not_step``; answers the playback as ``next_step``."""
         with self.lock:
@@ -441,7 +440,7 @@ class Table:
                               "pacing.")
             return self.next_step()
 
-    def skip(self) -> dict[str, Any]:
+    def skip(self) -> Mapping[str, Any]:
         """End the playback at once: every step left, each a jump of its own (the
         displays draw it without animating it), so no message carries the whole rest
         of the round.  They are made together under the lock: no request ever answers
