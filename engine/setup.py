@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import TypedDict, TypeGuard
 
 from kalimambo.engine.errors import SetupError
 from kalimambo.engine.events import KALI
@@ -25,6 +25,14 @@ SAMPLE_NAMES = ("Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina")
 """Player names for made-up games (``kalimambo setup``, tournaments, benchmarks)."""
 
 
+class SetupJson(TypedDict):
+    """A set-up's JSON form (RECORD.md): the record's ``setup``, and the view's."""
+
+    rhino: int
+    order: list[str]
+    dung: list[int]
+
+
 @dataclass(frozen=True, slots=True)
 class Setup:
     """Mambo's space, the explorers from the one right in front of Mambo to the
@@ -41,7 +49,7 @@ class Setup:
         spaces[KALI] = (self.rhino + 1 + len(self.order)) % track_length
         return spaces
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SetupJson:
         return {"rhino": self.rhino, "order": list(self.order), "dung": list(self.dung)}
 
 

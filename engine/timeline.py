@@ -1,17 +1,19 @@
 """A round's steps: the beats that the strip, the board page and the phones show together.
 
-Made once, here, from the round's engine events (as dicts, the form the history and
-the record keep).  A step is the reveal; one figure's move or stay; a figure landing
-on dung; a rhino run; or a run of penalties for the same hit.  The round's closing
+Made once, here, from the round's engine events, typed as the engine made them (a
+stored game's are read back with ``event_from_dict``).  A step is the reveal; one
+figure's move or stay; a figure landing on dung; a rhino run; or a run of penalties for
+the same hit.  The round's closing
 ``round_end`` event rides on the last step.  ``board_at`` gives the board as of a
 cursor ``k`` (``k`` steps shown), so no display has to know what a step does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from kalimambo.engine.events import Event, Move, Penalty, RhinoRun
 
 WEIGHTS = {"reveal": 1.0, "stay": 0.6, "move": 1.0, "dung": 1.0, "rhino_run": 1.0,
            "penalty": 1.0}
@@ -25,42 +27,35 @@ END_SECONDS = 1.0
 the board), in any pacing and at any pause.  It comes with the playback's end, after
 the last step, so a long one would hold back the next round's reveal."""
 
-EventDict = Mapping[str, Any]
-
-
 @dataclass(frozen=True, slots=True)
 class Step:
     """One beat of a round: its kind (the type of its first event) and its events."""
 
     kind: str
-    events: tuple[EventDict, ...]
+    events: tuple[Event, ...]
 
     @property
     def weight(self) -> float:
         return WEIGHTS.get(self.kind, 0.5)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "events": [dict(e) for e in self.events]}
+
+def _same_hit(a: Event, b: Penalty) -> bool:
+    """Whether penalty ``b`` pays for the same hit as ``a`` (a penalty too)."""
+    return isinstance(a, Penalty) and a.figure == b.figure and a.cause == b.cause
 
 
-def _same_hit(a: EventDict, b: EventDict) -> bool:
-    return (b.get("type") == "penalty" and a.get("figure") == b.get("figure")
-            and a.get("cause") == b.get("cause"))
-
-
-def round_steps(events: Sequence[EventDict]) -> list[Step]:
+def round_steps(events: Sequence[Event]) -> list[Step]:
     """The steps of one round, in order (at least one: the reveal)."""
-    steps: list[list[EventDict]] = []
+    steps: list[list[Event]] = []
     for event in events:
-        kind = event.get("type")
-        joins = steps and (kind == "round_end" or (
-            kind == "penalty" and steps[-1][0].get("type") == "penalty"
+        joins = steps and (event.type == "round_end" or (
+            isinstance(event, Penalty) and isinstance(steps[-1][0], Penalty)
             and _same_hit(steps[-1][-1], event)))
         if joins:
             steps[-1].append(event)
         else:
             steps.append([event])
-    return [Step(str(group[0].get("type")), tuple(group)) for group in steps]
+    return [Step(group[0].type, tuple(group)) for group in steps]
 
 
 def step_seconds(steps: Sequence[Step], pause_ms: int) -> list[float]:
@@ -86,11 +81,10 @@ def board_at(before: BoardState, steps: Sequence[Step], k: int) -> BoardState:
     minus = dict(before.minus_points)
     for step in steps[:k]:
         for event in step.events:
-            kind = event.get("type")
-            if kind == "move":
-                positions[str(event["figure"])] = int(event["to_space"])
-            elif kind == "rhino_run":
-                rhino = int(event["to_space"])
-            elif kind == "penalty":
-                minus[str(event["player"])] = int(event["total"])
+            if isinstance(event, Move):
+                positions[event.figure] = event.to_space
+            elif isinstance(event, RhinoRun):
+                rhino = event.to_space
+            elif isinstance(event, Penalty):
+                minus[event.player] = event.total
     return BoardState(rhino, positions, minus)

@@ -53,13 +53,13 @@ def _round_lights(hardware: HardwareConfig, now: list[float]
     game = Game(PLAYERS, random_setup(PLAYERS, 32, rng), 32, seed=4)
     lights = Lights(hardware, "sim", clock=lambda: now[0], run_thread=False)
     lights.update(_view(game), whole=True)
-    events = [e.to_dict() for e in
-              game.play_round({p: rng.choice(game.hand(p)) for p in PLAYERS})]
-    steps = round_steps(events)
+    played = game.play_round({p: rng.choice(game.hand(p)) for p in PLAYERS})
+    events = [e.to_dict() for e in played]
+    steps = round_steps(played)
     messages, first, at = [], 0, 0.0
     for k, (step, seconds) in enumerate(
             zip(steps, step_seconds(steps, DEFAULT_PAUSE_MS), strict=True), start=1):
-        count = sum(1 for e in step.events if e["type"] != "round_end")
+        count = sum(1 for e in step.events if e.type != "round_end")
         told = {"type": "step_shown", "round": 1, "step": k, "kind": step.kind,
                 "first": first, "count": count, "seconds": seconds}
         messages.append((at, {**_view(game), "happened": [told],

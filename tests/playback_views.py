@@ -29,8 +29,10 @@ def play_round(game: Game, cards: dict[str, int], view_of: Any, pause_ms: int = 
     ``view_of(game)`` shapes a view: each step shown (or, from step ``skip_from`` on,
     skipped), then the playback's end with the round in the history."""
     before = board_of(game)
-    events = [event.to_dict() for event in game.play_round(cards)]
-    playback = Playback.begin(game.rounds_played, events, before, "step", pause_ms, 0.0)
+    played = game.play_round(cards)
+    playback = Playback.begin(game.rounds_played, played,
+                              [event.to_dict() for event in played], before, "step",
+                              pause_ms, 0.0)
     after = view_of(game)
     messages = []
     while not playback.done:

@@ -21,6 +21,7 @@ DESCRIBED = {
     "Placing": vt.PlacingView, "Power": vt.PowerView, "Lights": vt.LightsView,
     "Storage": vt.StorageView, "Booth": vt.BoothView, "ReplayReason": vt.ReplayReason,
     "ReplayBoard": vt.ReplayBoard, "Replay": vt.ReplayView, "Me": vt.MeView,
+    "RoundEvent": vt.RoundEvent,
 }
 """Each typedef of api.js and the type of the description it stands for."""
 

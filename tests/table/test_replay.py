@@ -92,10 +92,10 @@ def test_the_most_eventful_game_and_why(tmp_path: Path) -> None:
     for game in loaded:
         row = store.game(game.game_id)
         assert row is not None
-        events = [e for played in game.rounds for e in played.events]
+        events = [e for played in game.rounds for e in played.public]
         runs = [e["spaces"] for e in events if e["type"] == "rhino_run"]
         dung = sum(1 for e in events if e["type"] == "dung")
-        losses = [sum(e["points"] for e in played.events
+        losses = [sum(e["points"] for e in played.public
                       if e["type"] == "penalty" and e["player"] == name)
                   for played in game.rounds for name in game.players]
         best_scores.append(max([*runs, 2 * max(losses), dung]))
@@ -122,7 +122,7 @@ def test_replayed_rounds_are_the_records_rounds(tmp_path: Path) -> None:
     record = stored_record(store, row)
     assert record is not None
     snapshots = resolve_record(parse_record(record), with_events=True)["snapshots"]
-    assert [r.events for r in game.rounds] == [s["events"] for s in snapshots]
+    assert [r.public for r in game.rounds] == [s["events"] for s in snapshots]
     assert game.rounds[1].before.positions == snapshots[0]["positions"]
     store.close()
 
@@ -178,7 +178,7 @@ def test_attract_mode_starts_on_the_tables_clock_and_loops(tmp_path: Path) -> No
     loaded = load_game(store, row)
     assert loaded is not None
     for played in loaded.rounds:
-        expected = [[e for e in s.events if e["type"] != "round_end"]
+        expected = [[e.to_dict() for e in s.events if e.type != "round_end"]
                     for s in round_steps(played.events)]
         assert steps[played.number] == expected
     final = table.public_view()["replay"]["board"]

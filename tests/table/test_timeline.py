@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from kalimambo.engine import Game, random_setup
+from kalimambo.engine.events import Penalty
 from kalimambo.engine.timeline import BoardState, board_at, round_steps, step_seconds
 from kalimambo.firmware.wire import apply_patch as apply
 from kalimambo.web.core.playback import Playback
@@ -28,7 +29,7 @@ def board(game: Game) -> BoardState:
 
 def played_rounds(seed: int, players: int = 5) -> list[tuple[BoardState, list[Any],
                                                              BoardState]]:
-    """(board before, events as dicts, board after) for every round of a random game."""
+    """(board before, events, board after) for every round of a random game."""
     rng = random.Random(seed)
     names = ["Ana", "Ben", "Caro", "Dan", "Eva", "Finn", "Gina"][:players]
     game = Game(names, random_setup(names, 32, rng), 32)
@@ -37,7 +38,7 @@ def played_rounds(seed: int, players: int = 5) -> list[tuple[BoardState, list[An
     for r in range(12):
         before = board(game)
         events = game.play_round({n: hands[n][r] for n in names}, game.kali_deck[-1])
-        out.append((before, [e.to_dict() for e in events], board(game)))
+        out.append((before, events, board(game)))
     return out
 
 
@@ -47,14 +48,14 @@ def test_steps_keep_every_event_and_end_on_the_replayed_board(seed: int) -> None
         steps = round_steps(events)
         assert steps[0].kind == "reveal" and len(steps[0].events) == 1
         assert [e for s in steps for e in s.events] == events  # nothing lost, in order
-        assert steps[-1].events[-1]["type"] == "round_end"
+        assert steps[-1].events[-1].type == "round_end"
         assert all(s.kind != "round_end" for s in steps)
         for step in steps:  # a group is one kind; penalties only for the same hit
-            kinds = {e["type"] for e in step.events} - {"round_end"}
+            kinds = {e.type for e in step.events} - {"round_end"}
             assert kinds == {step.kind}
             if step.kind == "penalty":
-                assert len({(e["figure"], e["cause"]) for e in step.events
-                            if e["type"] == "penalty"}) == 1
+                assert len({(e.figure, e.cause) for e in step.events
+                            if isinstance(e, Penalty)}) == 1
         assert board_at(before, steps, 0) == before
         assert board_at(before, steps, len(steps)) == after
 
@@ -75,7 +76,8 @@ def test_no_budget_shortens_a_step_that_changes_the_board(pause_ms: int) -> None
 def test_the_cursor_in_auto_and_step_pacing() -> None:
     before, events, after = played_rounds(2)[0]
     steps = round_steps(events)
-    auto = Playback.begin(1, events, before, "auto", 500, now=100.0)
+    public = [e.to_dict() for e in events]
+    auto = Playback.begin(1, events, public, before, "auto", 500, now=100.0)
     assert auto.step == 0 and auto.due == 100.0 and auto.current() is None
     assert not auto.advance(99.0)
     assert auto.advance(100.0) and auto.step == 1 and not auto.advance(100.0)
@@ -83,10 +85,10 @@ def test_the_cursor_in_auto_and_step_pacing() -> None:
     while auto.advance(auto.due or 0.0):
         pass
     assert auto.done and auto.due is None and auto.board() == after
-    step = Playback.begin(1, events, before, "step", 500, now=0.0)
+    step = Playback.begin(1, events, public, before, "step", 500, now=0.0)
     assert step.due is None and not step.advance(1e9)
     assert step.next(0.0) and step.to_view()["step"] == 1
-    assert step.to_view()["shown"] == events[:1]  # the reveal, nothing after it
+    assert step.to_view()["shown"] == public[:1]  # the reveal, nothing after it
     step.set_pacing("auto", 500, now=5.0)
     assert step.due is not None and step.due > 5.0
     while step.jump():
@@ -95,7 +97,7 @@ def test_the_cursor_in_auto_and_step_pacing() -> None:
     view = step.to_view()
     assert (view["step"], view["steps"]) == (len(steps), len(steps))
     with pytest.raises(ValueError):
-        Playback.begin(1, events, before, "sometimes", 500, now=0.0)
+        Playback.begin(1, events, public, before, "sometimes", 500, now=0.0)
 
 
 class Clock:

@@ -16,7 +16,6 @@ does: a pick says who, never what; a step says where its events are in the view'
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import cast
 
 from kalimambo.engine.events import Event
 from kalimambo.engine.game import Game
@@ -69,9 +68,7 @@ class RoundPlayed:
     _json: HistoryEntry = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # the engine stands alone and writes its events as dict[str, Any]: RoundEvent is
-        # their shape
-        events = cast("list[RoundEvent]", [event.to_dict() for event in self.events])
+        events = [event.to_dict() for event in self.events]
         entry: HistoryEntry = {"round": self.round, "cards": dict(self.cards),
                                "kali": self.kali, "events": events,
                                "minus_points": dict(self.minus_points)}
@@ -83,6 +80,12 @@ class RoundPlayed:
         played = game.rounds[-1]
         return cls(game.rounds_played, dict(zip(game.players, played.cards, strict=True)),
                    played.kali, tuple(events), game.minus_points())
+
+    @property
+    def public_events(self) -> list[RoundEvent]:
+        """The events' JSON forms: the history entry's own list (the playback shows this
+        very list, so the stream copies it rather than sending it again)."""
+        return self._json["events"]
 
     def to_dict(self) -> HistoryEntry:
         """The history entry of the public view (docs/CONTRACTS.md), made once: every

@@ -7,10 +7,10 @@ calls.  ``step`` (k) counts the steps already shown, 0 <= k <= len(steps).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
 
+from kalimambo.engine.events import Event, RoundEnd, RoundEvent
 from kalimambo.engine.pacing import PACINGS
 from kalimambo.engine.timeline import (
     END_SECONDS,
@@ -21,7 +21,7 @@ from kalimambo.engine.timeline import (
     step_seconds,
 )
 from kalimambo.web.core.happenings import PlaybackEnded, StepShown
-from kalimambo.web.core.viewtypes import PlaybackView, RoundEvent
+from kalimambo.web.core.viewtypes import PlaybackView
 
 
 @dataclass(slots=True)
@@ -30,9 +30,11 @@ class Playback:
 
     round: int
     steps: Sequence[Step]
-    events: Sequence[Mapping[str, Any]]
-    """The round's events: the history entry's own list, so the stream can copy it (a
-    replay's come from a stored record)."""
+    events: Sequence[Event]
+    """The round's events, typed (a replay's read back from a stored record)."""
+    public: list[RoundEvent]
+    """The same events' JSON forms: the history entry's own list, so the stream can copy
+    it rather than send it again."""
     before: BoardState
     pacing: str
     pause_ms: int
@@ -53,12 +55,13 @@ class Playback:
         self._seconds = step_seconds(self.steps, self.pause_ms)
 
     @classmethod
-    def begin(cls, round_no: int, events: Sequence[Mapping[str, Any]], before: BoardState,
-              pacing: str, pause_ms: int, now: float,
+    def begin(cls, round_no: int, events: Sequence[Event], public: list[RoundEvent],
+              before: BoardState, pacing: str, pause_ms: int, now: float,
               not_before: float | None = None) -> Playback:
         """A playback at k = 0; in auto pacing the reveal comes at once (``due = now``),
         or once the last round's last step has had its time (``not_before``)."""
-        playback = cls(round_no, round_steps(events), events, before, pacing, pause_ms)
+        playback = cls(round_no, round_steps(events), events, public, before, pacing,
+                       pause_ms)
         playback.due = max(now, not_before or now) if pacing == "auto" else None
         return playback
 
@@ -130,7 +133,7 @@ class Playback:
     def closing(self) -> int:
         """Where the round's closing events (its ``round_end``) begin in its events."""
         count = len(self.events)
-        return count - 1 if self.events and self.events[-1]["type"] == "round_end" else count
+        return count - 1 if self.events and isinstance(self.events[-1], RoundEnd) else count
 
     def current_span(self) -> tuple[int, int]:
         """Where the step shown last begins and ends in the round's events (an empty
@@ -154,13 +157,13 @@ class Playback:
         if last_step and self.done:
             count = min(count, self.closing())
         current = self.current()
-        shown = self.events if count == len(self.events) else self.events[:count]
+        public = self.public
+        shown = public if count == len(public) else public[:count]
         return {"round": self.round, "step": self.step, "steps": self.total,
                 "pacing": self.pacing,
                 "current": {"kind": current.kind, "first": first,
                             "skipped": self.skipped} if current else None,
-                # the engine's events, as dict[str, Any]: RoundEvent is their shape
-                "shown": cast("list[RoundEvent]", shown)}
+                "shown": shown}
 
 
 def step_shown(playback: Playback, replay: bool = False) -> StepShown:

@@ -388,9 +388,9 @@ class StateMachine:
     def _begin_playback(self, before: BoardState, now: float) -> None:
         played = self.history[-1]
         last = self.playback.until if self.playback is not None else None
-        self.playback = Playback.begin(played.round, played.to_dict()["events"], before,
-                                       self.settings.pacing, self.settings.pause_ms, now,
-                                       not_before=last)
+        self.playback = Playback.begin(played.round, played.events, played.public_events,
+                                       before, self.settings.pacing, self.settings.pause_ms,
+                                       now, not_before=last)
 
     def _not_playing(self) -> Playback:
         playback = self.playback

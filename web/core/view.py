@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from kalimambo.engine.rules import DUNG_POINTS
 from kalimambo.engine.setup import Setup
@@ -63,7 +63,7 @@ def _power(power: object) -> PowerView | None:
 
 def _setup(setup: Setup) -> SetupView:
     # the engine stands alone and writes its JSON as dict[str, Any]; SetupView is its shape
-    return cast("SetupView", setup.to_dict())
+    return setup.to_dict()
 
 
 @dataclass(frozen=True, slots=True)

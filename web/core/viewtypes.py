@@ -16,8 +16,23 @@ its ``NotRequired`` keys as required.
 from dataclasses import dataclass
 from typing import Annotated, Literal, NotRequired, TypedDict
 
+from kalimambo.engine.events import (
+    EventDung,
+    EventMove,
+    EventPenalty,
+    EventReveal,
+    EventRhinoRun,
+    EventRoundEnd,
+    EventStay,
+    RoundEvent,
+)
 from kalimambo.engine.pacing import PACINGS
 from kalimambo.engine.rules import EXPLORER_COLOURS
+from kalimambo.engine.setup import SetupJson
+
+__all__ = ["EventDung", "EventMove", "EventPenalty", "EventReveal", "EventRhinoRun",
+           "EventRoundEnd", "EventStay", "RoundEvent"]
+"""The events' JSON forms are the engine's; the view's description takes them from it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,74 +85,11 @@ class SeatView(TypedDict):
     minus_points: int
 
 
-class SetupView(TypedDict):
-    """The set-up a game began with (RECORD.md)."""
-
-    rhino: int
-    order: Names
-    dung: list[int]
+class SetupView(SetupJson):
+    """The set-up a game began with (RECORD.md): the engine's JSON form of it."""
 
 
-# -- a round's events (the engine's JSON form, RECORD.md#events) ----------------------------
-class EventReveal(TypedDict):
-    type: Literal["reveal"]
-    round: int
-    cards: Scores
-    kali: int
-
-
-class EventStay(TypedDict):
-    type: Literal["stay"]
-    figure: str
-    card: int
-    space: int
-    reason: Literal["zero", "front", "tie"]
-    beaten_by: str | None
-
-
-class EventMove(TypedDict):
-    type: Literal["move"]
-    figure: str
-    card: int
-    from_space: int
-    to_space: int
-    passed_rhino: bool
-
-
-class EventDung(TypedDict):
-    type: Literal["dung"]
-    figure: str
-    space: int
-
-
-class EventRhinoRun(TypedDict):
-    type: Literal["rhino_run"]
-    from_space: int
-    to_space: int
-    spaces: int
-    rammed: str
-
-
-class EventPenalty(TypedDict):
-    type: Literal["penalty"]
-    player: str
-    points: int
-    cause: Literal["dung", "rammed"]
-    figure: str
-    total: int
-    for_kali: bool
-
-
-class EventRoundEnd(TypedDict):
-    type: Literal["round_end"]
-    round: int
-    minus_points: Scores
-    game_over: bool
-    winners: Names
-
-
-RoundEvent = (EventReveal | EventStay | EventMove | EventDung | EventRhinoRun | EventPenalty
-              | EventRoundEnd)
+# a round's events: the engine's JSON forms (engine/events.py), described there once
 
 
 class RoundOutcome(TypedDict):

@@ -17,7 +17,7 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -372,7 +372,7 @@ class Store:
             return game_id
         return self._commit(work)
 
-    def start_game(self, game_id: int, players: list[str], setup: dict[str, Any],
+    def start_game(self, game_id: int, players: list[str], setup: Mapping[str, Any],
                    kali_deck: list[int], seats: list[SeatRow]) -> None:
         """Fix the players, set-up and Kali's deck; seats are renumbered in play order."""
         roster = {seat.name: {"colour": seat.colour, "bot": seat.bot_level}

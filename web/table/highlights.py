@@ -3,9 +3,11 @@ eventful of several (attract mode shows it, with the moment as the reason)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from kalimambo.engine.events import Dung, Penalty, RhinoRun
+from kalimambo.web.core.viewtypes import ReplayReason
 from kalimambo.web.table.storedgame import ReplayGame
 
 WEIGHT_RHINO_SPACE = 1.0
@@ -19,14 +21,22 @@ heavy blow makes a better story than a game of many small splats)."""
 
 @dataclass(frozen=True, slots=True)
 class Highlight:
-    """Why a game was picked: a message code for the pages and its values."""
+    """Why a game was picked: how striking, and the reason as the view shows it (a
+    message code for the pages and its values)."""
 
     score: float
-    code: str
-    params: dict[str, Any]
+    reason: ReplayReason
 
-    def to_view(self) -> dict[str, Any]:
-        return {"code": self.code, "params": dict(self.params)}
+    @property
+    def code(self) -> str:
+        return self.reason["code"]
+
+    @property
+    def params(self) -> Mapping[str, object]:
+        return self.reason["params"]
+
+    def to_view(self) -> ReplayReason:
+        return self.reason
 
 
 def highlight(game: ReplayGame) -> Highlight | None:
@@ -36,23 +46,22 @@ def highlight(game: ReplayGame) -> Highlight | None:
     for played in game.rounds:
         lost: dict[str, int] = {}
         for event in played.events:
-            kind = event.get("type")
-            if kind == "rhino_run" and int(event.get("spaces", 0)) > 0:
-                spaces = int(event["spaces"])
-                found.append(Highlight(spaces * WEIGHT_RHINO_SPACE, "rhino_run",
-                                       {"spaces": spaces, "round": played.number}))
-            elif kind == "dung":
+            if isinstance(event, RhinoRun) and event.spaces > 0:
+                found.append(Highlight(event.spaces * WEIGHT_RHINO_SPACE, {
+                    "code": "rhino_run",
+                    "params": {"spaces": event.spaces, "round": played.number}}))
+            elif isinstance(event, Dung):
                 dung += 1
-            elif kind == "penalty":
-                name = str(event["player"])
-                lost[name] = lost.get(name, 0) + int(event["points"])
+            elif isinstance(event, Penalty):
+                lost[event.player] = lost.get(event.player, 0) + event.points
         for name, points in lost.items():
             if points > 0:
-                found.append(Highlight(points * WEIGHT_PENALTY_POINT, "penalty",
-                                       {"name": name, "points": points,
-                                        "round": played.number}))
+                found.append(Highlight(points * WEIGHT_PENALTY_POINT, {
+                    "code": "penalty",
+                    "params": {"name": name, "points": points, "round": played.number}}))
     if dung:
-        found.append(Highlight(dung * WEIGHT_DUNG_HIT, "dung", {"count": dung}))
+        found.append(Highlight(dung * WEIGHT_DUNG_HIT, {"code": "dung",
+                                                         "params": {"count": dung}}))
     # the strongest moment; of equals, the earliest (the first one found)
     return max(found, key=lambda h: h.score, default=None)
 

@@ -20,6 +20,7 @@ from kalimambo.engine.values import is_int
 from kalimambo.web.core.happenings import ReplayStarted, ReplayStopped, TableEvent
 from kalimambo.web.core.playback import Playback, playback_ended, step_shown
 from kalimambo.web.core.refusals import Kind, Refusal, bad_input, conflict
+from kalimambo.web.core.viewtypes import ReplayView
 from kalimambo.web.storage.store import SettingKey, Store
 from kalimambo.web.table.attract import AttractMode
 from kalimambo.web.table.highlights import Highlight
@@ -67,8 +68,8 @@ class Running:
         """Round ``index`` from its step 0 (in auto pacing its reveal is due at once)."""
         played = self.game.rounds[index]
         self.index = index
-        self.playback = Playback.begin(played.number, played.events, played.before,
-                                       self.pacing, self.pause_ms, now)
+        self.playback = Playback.begin(played.number, played.events, played.public,
+                                       played.before, self.pacing, self.pause_ms, now)
         self.wait_until = None
 
     def start(self, now: float) -> None:
@@ -151,7 +152,7 @@ class Running:
         elif self.playback is not None and not self.last:
             self._after(now)
 
-    def to_view(self, last_step: bool = False) -> dict[str, Any]:
+    def to_view(self, last_step: bool = False) -> ReplayView:
         """``replay`` in the public view; ``board`` has the live view's board keys.
         ``last_step``: as a round's last step shows it, before the round's end (its
         ``round_end`` and history entry come in a message of their own, as live)."""
@@ -181,7 +182,7 @@ class Running:
                           for i, name in enumerate(game.players)],
                 "rhino": board.rhino,
                 "positions": board.positions,
-                "dung": list(game.setup.get("dung", [])),
+                "dung": list(game.setup["dung"]),
                 "setup": game.setup,
                 "playback": playback.to_view(last_step),
                 "history": [r.entry for r in game.rounds[:rounds_done]],
@@ -234,7 +235,7 @@ class Replays:
     def active(self) -> bool:
         return self.running is not None
 
-    def view(self, last_step: bool = False) -> dict[str, Any] | None:
+    def view(self, last_step: bool = False) -> ReplayView | None:
         return self.running.to_view(last_step) if self.running is not None else None
 
     def due(self) -> float | None:

@@ -4,11 +4,12 @@ steps are made from them, as a live round's) and the board before it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from kalimambo.engine.events import Event, RoundEvent, event_from_dict
 from kalimambo.engine.record import parse_record, resolve_record
 from kalimambo.engine.timeline import BoardState
 from kalimambo.web.core.seats import COLOURS
+from kalimambo.web.core.viewtypes import RoundOutcome, SetupView
 from kalimambo.web.storage.archive import stored_record
 from kalimambo.web.storage.store import GameRow, Store
 
@@ -18,9 +19,12 @@ class ReplayRound:
     """One stored round: its events (the steps are made from them) and the board before."""
 
     number: int
-    events: list[dict[str, Any]]
+    events: tuple[Event, ...]
+    """Its events, typed (read back from the record's resolution)."""
+    public: list[RoundEvent]
+    """The same events' JSON forms, as the replay's view shows them."""
     before: BoardState
-    entry: dict[str, Any]
+    entry: RoundOutcome
     """Its ``history`` entry without the events: round, cards, kali, minus_points."""
 
 
@@ -35,7 +39,7 @@ class ReplayGame:
     bots: dict[str, str]
     """Computer players and their levels."""
     track_length: int
-    setup: dict[str, Any]
+    setup: SetupView
     rounds: list[ReplayRound]
     winners: list[str]
 
@@ -54,9 +58,12 @@ def load_game(store: Store, row: GameRow) -> ReplayGame | None:
     rounds: list[ReplayRound] = []
     for played, snapshot in zip(record["rounds"], result["snapshots"], strict=True):
         number = int(snapshot["round"])
-        entry = {"round": number, "cards": dict(played["cards"]), "kali": played["kali"],
-                 "minus_points": dict(snapshot["minus_points"])}
-        rounds.append(ReplayRound(number, snapshot["events"], before, entry))
+        entry: RoundOutcome = {"round": number, "cards": dict(played["cards"]),
+                               "kali": played["kali"],
+                               "minus_points": dict(snapshot["minus_points"])}
+        events = tuple(event_from_dict(event) for event in snapshot["events"])
+        rounds.append(ReplayRound(number, events, [event.to_dict() for event in events],
+                                  before, entry))
         before = BoardState(snapshot["rhino"], dict(snapshot["positions"]),
                             dict(snapshot["minus_points"]))
     roster = row.roster or {}
@@ -65,4 +72,4 @@ def load_game(store: Store, row: GameRow) -> ReplayGame | None:
     bots = {name: str(roster[name]["bot"]) for name in players
             if roster.get(name, {}).get("bot")}
     return ReplayGame(row.id, row.finished, players, colours, bots, parsed.track_length,
-                      record["setup"], rounds, list(result["winners"]))
+                      parsed.setup.to_dict(), rounds, list(result["winners"]))

@@ -20,7 +20,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 from kalimambo.engine.game import Game
 from kalimambo.engine.pacing import DEFAULT_PACING, DEFAULT_PAUSE_MS
@@ -200,9 +200,7 @@ class Table:
                                        "in_memory": self.store.in_memory},
                 self.day.start(), self.streams.connected),
                 last_step=ending is not None and not ending.replay),
-            # the replay module builds it as a plain dict; ReplayView is its shape
-            "replay": cast("ReplayView | None",
-                           self.replays.view(ending is not None and ending.replay)),
+            "replay": self.replays.view(ending is not None and ending.replay),
             "booth": self._booth(),
             "happened": public_events(happened)}
         self.publisher.publish(view, happened,

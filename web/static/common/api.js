@@ -5,8 +5,8 @@ import { currentLang, hasMessage, t } from "./i18n.js";
 /** The public view and what is in it, as the table sends it (docs/API.md). The keys
    are those of web/core/viewtypes.py, which describes every view once: a test
    (tests/http/test_view_jsdoc.py) holds these typedefs to it. Looser here than there
-   only where the pages read loosely: a round's events are left `any` (RECORD.md), a
-   key the pages may lack is optional, and `Happened` is every happening in one type
+   only where the pages read loosely: a key the pages may lack is optional, and
+   `RoundEvent` and `Happened` are every event and every happening in one type each
    (its `type` says which keys it has).
 
    @typedef {object} Seat
@@ -25,11 +25,35 @@ import { currentLang, hasMessage, t } from "./i18n.js";
    @property {string[]} order
    @property {number[]} dung
 
+   @typedef {object} RoundEvent  a round's event (engine/events.py, RECORD.md)
+   @property {string} type
+   @property {number} [round]
+   @property {Record<string, number>} [cards]
+   @property {number} [kali]
+   @property {string} [figure]
+   @property {number} [card]
+   @property {number} [space]
+   @property {string} [reason]
+   @property {string | null} [beaten_by]
+   @property {number} [from_space]
+   @property {number} [to_space]
+   @property {boolean} [passed_rhino]
+   @property {number} [spaces]
+   @property {string} [rammed]
+   @property {string} [player]
+   @property {number} [points]
+   @property {string} [cause]
+   @property {number} [total]
+   @property {boolean} [for_kali]
+   @property {Record<string, number>} [minus_points]
+   @property {boolean} [game_over]
+   @property {string[]} [winners]
+
    @typedef {object} RoundEntry
    @property {number} round
    @property {Record<string, number>} cards
    @property {number} kali
-   @property {any[]} events
+   @property {RoundEvent[]} events
    @property {Record<string, number>} minus_points
 
    @typedef {object} RoundOutcome  a replay board's history entry: no events
@@ -49,7 +73,7 @@ import { currentLang, hasMessage, t } from "./i18n.js";
    @property {number} steps
    @property {string} pacing
    @property {Step | null} current
-   @property {any[]} shown
+   @property {RoundEvent[]} shown
 
    @typedef {object} Happened
    @property {string} type
