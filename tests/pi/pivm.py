@@ -9,19 +9,24 @@ machine through qemu's user network on loopback only. Pulling the power is killi
 qemu: what the guest had not written to its disk is lost, as on a real Pi.
 
 A whole partitioned image (a flashed SD card: ``use_image``) boots as it is: its kernel,
-initramfs and command line are read from its FAT partition at each power-on, as the Pi's
-firmware reads them, and its root is found by the PARTUUID its cmdline.txt names.
+initramfs and command line are read from its FAT partition at each power-on and at each
+reboot, as the Pi's firmware reads them, and its root is found by the PARTUUID its
+cmdline.txt names. A reboot inside qemu would keep the command line qemu was started with,
+so qemu runs with ``-no-reboot`` under a small loop (``python3 pivm.py firmware SPEC``, the
+firmware's part) that starts it again after a reboot, the boot partition read anew.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shlex
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -37,6 +42,10 @@ FAT_TYPES = (0x0B, 0x0C, 0x0E)
 """MBR partition types of a FAT32 or FAT16 (LBA) partition: where a Pi's firmware looks."""
 MTOOLS_ENV = {**os.environ, "MTOOLS_SKIP_CHECK": "1"}
 """mtools refuses a FAT whose geometry fields it finds odd; mkfs.fat's on a file are."""
+KERNEL_START = "Booting Linux on physical CPU"
+"""What the kernel prints first on the console, at every start."""
+POWERED_DOWN = "reboot: Power down"
+"""What the kernel prints last when it powers the machine off (a reboot or panic does not)."""
 
 
 def free_port() -> int:
@@ -95,14 +104,7 @@ class Machine:
         self.read_boot_partition()
 
     def read_boot_partition(self) -> str:
-        """The kernel and initramfs out of the image's FAT partition (kernel8.img,
-        initramfs8), and the kernel command line from its cmdline.txt, as qemu's."""
-        fat = f"{self.image}@@{fat_partition_offset(self.image)}"  # mtools' FILE@@OFFSET
-        for name, target in (("kernel8.img", self.kernel), ("initramfs8", self.initrd)):
-            target.unlink(missing_ok=True)
-            sh("mcopy", "-i", fat, f"::/{name}", target, env=MTOOLS_ENV)
-        cmdline = sh("mtype", "-i", fat, "::/cmdline.txt", env=MTOOLS_ENV).stdout
-        return emulated_cmdline(cmdline)
+        return read_boot_partition(self.image, self.kernel, self.initrd)
 
     def make_device_tree(self) -> None:
         """qemu's own device tree for these options, its model and compatible the Pi's."""
@@ -131,21 +133,19 @@ class Machine:
         SSH and web ports still reach it and DHCP gives it its address, but no router and
         no DNS server, and nothing beyond answers.
         After use_image the kernel, initramfs and cmdline.txt are read from the image
-        again, as a Pi reads them at every boot (a build or a first boot may change them).
+        again at this power-on and at every reboot, as a Pi reads them at every boot (a
+        build, a first boot or a change of mode may change them).
         """
         if self.proc is not None and self.proc.poll() is None:
             raise CheckFailed("the emulated Pi is already running")
-        append = "root=/dev/vda rw rootwait console=ttyAMA0 net.ifnames=0 panic=-1"
-        if self.whole_disk:
-            append = self.read_boot_partition()
         self.boots += 1
         console = self.work / f"console-{self.boots}.log"
         command = [
             "qemu-system-aarch64", "-machine", "virt", "-accel", "tcg,thread=multi",
             "-cpu", self.cpu, "-smp", str(self.cpus), "-m", str(self.memory_mb),
-            "-display", "none", "-monitor", "none", "-serial", f"file:{console}",
+            "-display", "none", "-monitor", "none", "-no-reboot",
+            "-chardev", f"file,id=console,path={console},append=on", "-serial", "chardev:console",
             "-kernel", self.kernel, "-initrd", self.initrd, "-dtb", self.dtb,
-            "-append", append,
             "-drive", f"if=none,id=disk,format=raw,cache=writeback,file={self.image}",
             "-device", "virtio-blk-pci,drive=disk",
             "-netdev", f"user,id=net,{'restrict=on,' if restrict else ''}"
@@ -153,14 +153,22 @@ class Machine:
                        f"hostfwd=tcp:127.0.0.1:{self.web_port}-:80",
             "-device", "virtio-net-pci,netdev=net",
             "-device", "virtio-rng-pci"]
+        spec = self.work / "firmware.json"
+        spec.write_text(json.dumps({
+            "qemu": [str(word) for word in command], "console": str(console),
+            "image": str(self.image) if self.whole_disk else None,
+            "kernel": str(self.kernel), "initrd": str(self.initrd),
+            "append": None if self.whole_disk else
+            "root=/dev/vda rw rootwait console=ttyAMA0 net.ifnames=0 panic=-1"}))
         with (self.work / "qemu.log").open("ab") as log:
-            self.proc = subprocess.Popen([str(c) for c in command], stdout=log,
-                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                [sys.executable, str(Path(__file__).resolve()), "firmware", str(spec)],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True)
         self.powered_on_at = time.monotonic()
 
     def pull_the_plug(self) -> None:
-        """Kill qemu outright: the power cut, mid-whatever."""
+        """Kill qemu (and the firmware loop around it) outright: the power cut."""
         if self.proc is None:
             return
         with contextlib.suppress(ProcessLookupError):
@@ -183,12 +191,12 @@ class Machine:
         return self.proc is not None and self.proc.poll() is None
 
     def kernel_starts(self) -> int:
-        """How often the kernel started since power-on: a reboot inside the guest restarts
-        it in the same qemu, on the same serial console."""
+        """How often the kernel started since power-on: a reboot inside the guest starts
+        qemu again on the same serial console file."""
         console = self.work / f"console-{self.boots}.log"
         if not console.exists():
             return 0
-        return console.read_text(errors="replace").count("Booting Linux on physical CPU")
+        return console.read_text(errors="replace").count(KERNEL_START)
 
     def console_tail(self, lines: int = 40) -> str:
         console = self.work / f"console-{self.boots}.log"
@@ -241,6 +249,38 @@ class Machine:
                  f"{text}\nKALIMAMBO_EOF")
 
 
+def read_boot_partition(image: Path, kernel: Path, initrd: Path) -> str:
+    """The kernel and initramfs out of the image's FAT partition (kernel8.img, initramfs8)
+    into ``kernel`` and ``initrd``, and the kernel command line from its cmdline.txt, as
+    qemu's."""
+    fat = f"{image}@@{fat_partition_offset(image)}"  # mtools' FILE@@OFFSET
+    for name, target in (("kernel8.img", kernel), ("initramfs8", initrd)):
+        target.unlink(missing_ok=True)
+        sh("mcopy", "-i", fat, f"::/{name}", target, env=MTOOLS_ENV)
+    cmdline = sh("mtype", "-i", fat, "::/cmdline.txt", env=MTOOLS_ENV).stdout
+    return emulated_cmdline(cmdline)
+
+
+def powered_down(console: Path) -> bool:
+    """Whether the kernel last started on ``console`` powered the machine off (rather than
+    rebooting or panicking, after which a Pi starts again)."""
+    text = console.read_text(errors="replace") if console.exists() else ""
+    return POWERED_DOWN in text[text.rfind(KERNEL_START):]
+
+
+def firmware(spec_file: Path) -> int:
+    """Run qemu (with ``-no-reboot``) as a Pi's firmware runs the kernel: when the guest
+    reboots, qemu ends; read the boot partition again and start it again, until the guest
+    powers off or qemu fails. Killing this loop's process group is pulling the plug."""
+    spec = json.loads(spec_file.read_text())
+    kernel, initrd = Path(spec["kernel"]), Path(spec["initrd"])
+    while True:
+        append = spec["append"] or read_boot_partition(Path(spec["image"]), kernel, initrd)
+        status = subprocess.call([*spec["qemu"], "-append", append])
+        if status != 0 or powered_down(Path(spec["console"])):
+            return status
+
+
 def fat_partition_offset(image: Path) -> int:
     """The byte offset of the first FAT partition in ``image``'s MBR (a Pi's boot
     partition), read from the table itself: no loop device, no sfdisk needed."""
@@ -260,3 +300,9 @@ def emulated_cmdline(cmdline: str) -> str:
     console and the emulator's words are added; every other word is the image's own."""
     words = [word for word in cmdline.split() if not word.startswith("console=")]
     return " ".join([EMULATED_CONSOLE, *words, *EMULATED_ARGS])
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["firmware"] or len(sys.argv) != 3:
+        sys.exit("usage: pivm.py firmware SPEC.json (Machine.power_on runs it)")
+    sys.exit(firmware(Path(sys.argv[2])))
