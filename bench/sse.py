@@ -112,7 +112,6 @@ class Streams:
         self.tokens = list(tokens)
         self.net = net
         """Streams come from 127.0.<net>.x: the phones' apart from the other clients'."""
-        self.token_of: dict[socket.socket, str] = {}
         self.selector = selectors.DefaultSelector()
         self.buffers: dict[socket.socket, bytes] = {}
         self.arrivals: dict[bytes, dict[socket.socket, float]] = {}
@@ -141,7 +140,6 @@ class Streams:
         sock = socket.create_connection(("127.0.0.1", self.port), source_address=(source, 0))
         token = self.tokens[len(self.buffers)] if self.tokens else ""
         query = f"?token={token}".encode() if token else b""
-        self.token_of[sock] = token
         sock.sendall(b"GET /api/v1/events%s HTTP/1.1\r\nHost: bench\r\n"
                      b"Accept: text/event-stream\r\n\r\n" % query)
         sock.setblocking(False)
@@ -161,11 +159,6 @@ class Streams:
                     return list(self.arrivals[marker].values())
             time.sleep(0.001)
         raise TimeoutError(f"only {len(self.arrivals[marker])} clients saw {marker!r}")
-
-    def arrived(self, marker: bytes) -> dict[str, float]:
-        """When each seat's stream had ``marker``, by its token (after ``wait``)."""
-        with self.lock:
-            return {self.token_of[sock]: at for sock, at in self.arrivals[marker].items()}
 
     def _loop(self) -> None:
         while self.running:
@@ -299,7 +292,7 @@ class Phones:
         self.mode = mode
         self.tokens = tokens
         self.streams = Streams(port, len(tokens), list(tokens.values()) if mode == "own"
-                               else ["" for _ in tokens], net=1)
+                               else (), net=1)
         self.requests = 0
         self.conns = {name: Api(port) for name in tokens}
 
