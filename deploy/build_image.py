@@ -373,6 +373,26 @@ def make_room_for_the_data_partition(root: Path) -> None:
     masked.symlink_to("/dev/null")
 
 
+BOOT_PARTITION_OPTIONS = "nofail,x-systemd.device-timeout=90s"
+"""The boot partition's fstab line: a card whose boot partition does not come up in time
+boots on without it (its settings as last read: deploy/card_setup.py), never into the
+emergency shell a required mount gives, which no volunteer at a booth can get out of."""
+
+
+def with_boot_partition_optional(fstab: str) -> str:
+    """fstab with ``BOOT_PARTITION_OPTIONS`` on the /boot/firmware line (once)."""
+    def optional(line: str) -> str:
+        fields = line.split()
+        if len(fields) < 4 or fields[0].startswith("#") or fields[1] != "/boot/firmware":
+            return line
+        options = [o for o in fields[3].split(",") if o != "defaults" and not (
+            o == "nofail" or o.startswith("x-systemd.device-timeout="))]
+        fields[3] = ",".join([*options, BOOT_PARTITION_OPTIONS] if options
+                             else ["defaults", BOOT_PARTITION_OPTIONS])
+        return "  ".join(fields)
+    return "".join(optional(line.rstrip("\n")) + "\n" for line in fstab.splitlines())
+
+
 def prepare_read_only_root(root: Path) -> None:
     """What the initramfs needs for a read-only root: the overlay module (missing after
     some kernel updates otherwise: raspi-config#306), the root's type, the machine-id
@@ -439,6 +459,8 @@ def install(root: Path, log: Path) -> None:
             shutil.copy(REPO / "deploy" / unit, root / "etc/systemd/system" / unit)
         chroot(root, "/usr/bin/systemctl enable " + " ".join(CARD_UNITS), log)
         make_room_for_the_data_partition(root)
+        fstab = root / "etc/fstab"
+        fstab.write_text(with_boot_partition_optional(fstab.read_text()))
         chroot(root, "apt-get clean", log)
     finally:
         for tool in BUILD_ONLY_TOOLS:

@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +48,15 @@ from kalimambo.firmware.hardware import HardwareFileError, parse_hardware
 from kalimambo.firmware.hardwarewrite import replace_text, with_values
 from kalimambo.web.system.tablefile import LANGUAGES, TableSettings, table_file_text
 
-SETTINGS_FILE = Path("/boot/firmware/kalimambo.toml")
-CMDLINE_FILE = Path("/boot/firmware/cmdline.txt")
-CONFIG_FILE = Path("/boot/firmware/config.txt")
+BOOT_PARTITION = Path("/boot/firmware")
+SETTINGS_FILE = BOOT_PARTITION / "kalimambo.toml"
+CMDLINE_FILE = BOOT_PARTITION / "cmdline.txt"
+CONFIG_FILE = BOOT_PARTITION / "config.txt"
 ETC = Path("/etc/kalimambo")
+SETTINGS_AS_READ = ETC / "kalimambo.toml.last-read"
+"""kalimambo.toml as last read, on the data partition: used in a boot that comes up without
+its boot partition (its fstab line has ``nofail``: deploy/build_image.py), so that the card
+keeps the volunteer's settings rather than fall back to every default."""
 CARD_FILE = ETC / "card.toml"
 """What this card chose at its first boot; root's only (the hotspot password)."""
 TABLE_FILE = ETC / "table.toml"
@@ -392,22 +397,38 @@ def ssh_host_keys() -> None:
         subprocess.run(["systemctl", "--no-block", "restart", "ssh.service"], check=False)
 
 
+def volunteer_file(boot_mounted: bool) -> tuple[str, list[str]]:
+    """kalimambo.toml's text, and what kept it from being read this boot.
+
+    Without the boot partition (a device that did not come up in time) the copy kept at the
+    last boot that read it stands in: the card stays the table it was."""
+    if not boot_mounted:
+        kept = SETTINGS_AS_READ.read_text(encoding="utf-8") if SETTINGS_AS_READ.exists() else ""
+        return kept, ["the boot partition was not mounted this boot: kalimambo.toml "
+                      + ("as last read is used" if kept else "not read: every setting has "
+                         "its default") + "; the card's settings stay as they were"]
+    try:
+        text = SETTINGS_FILE.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as error:
+        return "", [f"kalimambo.toml cannot be read ({error}): every setting has its default"]
+    if read_bytes(SETTINGS_AS_READ) != text.encode():
+        write_whole(SETTINGS_AS_READ, text, 0o600)  # (it may hold the hotspot password)
+    return text, []
+
+
 def main() -> int:
     ssh_host_keys()
     if imager_runs_first(KERNEL_CMDLINE.read_text()):
         print("Raspberry Pi Imager's firstrun.sh runs in this boot, then reboots: this card "
               "becomes its table at the next boot")
         return 0
-    try:
-        text = SETTINGS_FILE.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    except (OSError, UnicodeDecodeError) as error:
-        text = ""
-        print(f"kalimambo.toml cannot be read ({error}): every setting has its default",
-              file=sys.stderr)
+    boot_mounted = os.path.ismount(BOOT_PARTITION)
+    text, unread = volunteer_file(boot_mounted)
     board_text = BOARD_FILE.read_text()
     settings = read_settings(text, board_text)
+    settings = replace(settings, problems=[*unread, *settings.problems])
     for problem in settings.problems:
         print(problem, file=sys.stderr, flush=True)
     identity = load_identity()
@@ -444,9 +465,11 @@ def main() -> int:
     print(f"the root is {'read-only' if read_only_in(KERNEL_CMDLINE.read_text()) else 'writable'}"
           " this boot", flush=True)
     reboot = ""
-    if read_bytes(CONFIG_FILE) != config_before:
+    if not boot_mounted:
+        pass  # config.txt and cmdline.txt are not there to change: no reboot for them
+    elif read_bytes(CONFIG_FILE) != config_before:
         reboot = "the strip's driver changed (config.txt)"
-    if CMDLINE_FILE.exists() and set_read_only(CMDLINE_FILE, read_only):
+    if boot_mounted and CMDLINE_FILE.exists() and set_read_only(CMDLINE_FILE, read_only):
         reboot = f"the root becomes {'read-only' if read_only else 'writable'} (cmdline.txt)"
     if reboot:
         print(f"{reboot}: rebooting once", flush=True)

@@ -237,3 +237,27 @@ def test_the_root_is_not_grown_over_the_data_partition(cmdline: str, first_boot:
     assert build_image.without_first_boot_growth(kept) == kept
     assert build_image.without_first_boot_growth("root=PARTUUID=1-02 resized=1\n") == \
         "root=PARTUUID=1-02 resized=1\n"  # only the word itself
+
+
+PI_OS_FSTAB = ("proc            /proc           proc    defaults          0       0\n"
+               "PARTUUID=4e639091-01  /boot/firmware  vfat    defaults          0       2\n"
+               "PARTUUID=4e639091-02  /               ext4    defaults,noatime  0       1\n")
+
+
+def test_the_boot_partition_never_stops_the_boot() -> None:
+    """A boot partition that does not come up in time (seen once in an emulated card: a
+    module's signature check held udev) must not take a card into the emergency shell."""
+    sys.path.insert(0, str(ROOT / "deploy"))
+    import build_image
+
+    made = build_image.with_boot_partition_optional(PI_OS_FSTAB)
+    lines = made.splitlines()
+    boot = lines[1].split()
+    assert boot[:3] == ["PARTUUID=4e639091-01", "/boot/firmware", "vfat"]
+    assert set(boot[3].split(",")) == {"defaults", "nofail", "x-systemd.device-timeout=90s"}
+    assert boot[4:] == ["0", "2"]
+    assert [lines[0], lines[2]] == [PI_OS_FSTAB.splitlines()[0], PI_OS_FSTAB.splitlines()[2]]
+    assert build_image.with_boot_partition_optional(made) == made  # once, however often
+    own = build_image.with_boot_partition_optional(
+        "PARTUUID=1-01 /boot/firmware vfat ro,nofail,x-systemd.device-timeout=5s 0 2\n")
+    assert own.split()[3] == "ro,nofail,x-systemd.device-timeout=90s"

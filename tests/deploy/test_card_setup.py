@@ -226,3 +226,21 @@ def test_the_identity_is_chosen_once_and_kept_private(tmp_path: Path,
     again = card.load_identity()
     assert set(again) >= {"letters", "password", "channel"}
     assert card.load_identity() == again  # chosen anew once, then kept
+
+
+def test_a_boot_without_its_boot_partition_keeps_the_settings_last_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    boot = tmp_path / "boot"
+    boot.mkdir()
+    monkeypatch.setattr(card, "SETTINGS_FILE", boot / "kalimambo.toml")
+    monkeypatch.setattr(card, "SETTINGS_AS_READ", tmp_path / "kalimambo.toml.last-read")
+    text, problems = card.volunteer_file(boot_mounted=False)  # never read yet
+    assert text == "" and "every setting has its default" in problems[0]
+    (boot / "kalimambo.toml").write_text('[table]\nname = "kalimambo-red"\n')
+    text, problems = card.volunteer_file(boot_mounted=True)
+    assert problems == [] and 'name = "kalimambo-red"' in text
+    assert (tmp_path / "kalimambo.toml.last-read").stat().st_mode & 0o777 == 0o600
+    (boot / "kalimambo.toml").unlink()  # the partition gone: its file with it
+    kept, problems = card.volunteer_file(boot_mounted=False)
+    assert kept == text and "as last read" in problems[0]
+    assert card.read_settings(kept, BOARD).own.get("table.name") == "kalimambo-red"
