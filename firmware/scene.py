@@ -1,19 +1,18 @@
 """What stands where on the track, and the colours the strip shows for it.
 
-The scene is read from the table's public view (API.md) and drawn as one colour
-per space: figures over Mambo over heaps, empty spaces dark.  Animations change
-a copy of the scene event by event, so the picture after the last event is the
-same one the view describes.
+The scene is made from what the table sends (``stripview.StripState``) and drawn as one
+colour per space: figures over Mambo over heaps, empty spaces dark.  A step plays forward
+from the scene before it, so the picture after it is the one the table's next view
+describes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kalimambo.engine.events import KALI
-from kalimambo.engine.values import is_int
+from kalimambo.firmware.stripview import StripSeat, StripState
 
 RGB = tuple[int, int, int]
 DARK: RGB = (0, 0, 0)
@@ -99,37 +98,20 @@ def map_space(space: int, track_length: int, spaces: int) -> int:
     return (space * spaces // track_length) % spaces
 
 
-def seat_colours(view: Mapping[str, Any]) -> dict[str, RGB]:
+def seat_colours(seats: Sequence[StripSeat]) -> dict[str, RGB]:
     """Every seat's strip colour by name, plus Kali's."""
-    colours: dict[str, RGB] = {}
-    seats = view.get("seats") or []
-    for i, seat in enumerate(seats):
-        if isinstance(seat, Mapping) and isinstance(seat.get("name"), str):
-            colours[seat["name"]] = colour_of_seat(seat.get("colour"), i)
+    colours = {seat.name: colour_of_seat(seat.colour, i) for i, seat in enumerate(seats)}
     colours[KALI] = KALI_COLOUR
     return colours
 
 
-def scene_from_view(view: Mapping[str, Any], spaces: int) -> Scene:
-    """The scene a public view describes (positions, Mambo, heaps), on ``spaces`` spaces.
-
-    Missing or odd parts of the view are left out rather than refused: the strip
-    shows what it can, and the table never stops because of it.
-    """
-    length = view.get("track_length")
-    if not is_int(length) or length <= 0:
-        length = spaces
-    colours = seat_colours(view)
-    figures: dict[str, int] = {}
-    positions = view.get("positions") or {}
-    if isinstance(positions, Mapping):
-        for name, space in positions.items():
-            if is_int(space):
-                figures[str(name)] = map_space(space, length, spaces)
-    rhino_value = view.get("rhino")
-    rhino = (map_space(rhino_value, length, spaces)
-             if is_int(rhino_value) else None)
-    dung_value = view.get("dung") or []
-    dung = tuple(sorted({map_space(d, length, spaces) for d in dung_value
-                         if is_int(d)}))
-    return Scene(spaces, figures, colours, rhino, dung)
+def scene_of(state: StripState, spaces: int) -> Scene:
+    """The scene a table's message describes (positions, Mambo, heaps), on ``spaces``
+    spaces."""
+    length = state.track_length or spaces
+    figures = {name: map_space(space, length, spaces)
+               for name, space in state.board.positions.items()}
+    rhino = state.board.rhino
+    dung = tuple(sorted({map_space(d, length, spaces) for d in state.dung}))
+    return Scene(spaces, figures, seat_colours(state.seats),
+                 None if rhino is None else map_space(rhino, length, spaces), dung)

@@ -12,7 +12,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kalimambo.engine.values import is_int
 from kalimambo.firmware.scene import (
     DARK,
     DUNG_COLOUR,
@@ -23,19 +22,19 @@ from kalimambo.firmware.scene import (
     Scene,
     map_space,
     scale,
-    scene_from_view,
-    seat_colours,
+    scene_of,
 )
 from kalimambo.firmware.steps import (
     GLOW,
     Drawing,
     StripStep,
-    rewind,
     round_end_step,
     setup_step,
     sweep,
     table_step,
 )
+from kalimambo.firmware.stripview import PieceMark, StripState, read_strip
+from kalimambo.web.core.viewtypes import PublicView
 
 ATTRACT_COLOURS: tuple[RGB, ...] = (*EXPLORER_COLOURS.values(), MAMBO_COLOUR, KALI_COLOUR)
 START_AFRESH = frozenset({"step_skipped", "round_undone", "lobby_opened", "replay_started",
@@ -43,16 +42,6 @@ START_AFRESH = frozenset({"step_skipped", "round_undone", "lobby_opened", "repla
 """What the table says that makes whatever is playing out of date: draw the view."""
 PLAYBACK = frozenset({"step_shown", "step_skipped", "playback_ended"})
 """What a playback tells: the table's own, or a replay's (``"replay": true``)."""
-
-
-def _shown(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    playback = view.get("playback")
-    shown = playback.get("shown") if isinstance(playback, Mapping) else None
-    return shown if isinstance(shown, list) else []
-
-
-def _int(value: Any, default: int = 0) -> int:
-    return value if is_int(value) else default
 
 
 class Show:
@@ -65,7 +54,8 @@ class Show:
 
     def __init__(self, spaces: int) -> None:
         self.spaces = spaces
-        self.view: Mapping[str, Any] = {}
+        self.state = StripState()
+        """What the table's last message said, read."""
         self.phase = "lobby"
         self.target = Scene(spaces)
         self.scene = Scene(spaces)
@@ -89,56 +79,47 @@ class Show:
         self.cued: set[int] = set()
 
     # -- input --------------------------------------------------------------------
-    def update(self, view: Mapping[str, Any], now: float, whole: bool = False) -> None:
-        """Take the table's latest view (during a replay, the replay's board over it) and
-        act on its ``happened``: a step to animate for the table's time, its round's end,
-        a new game's set-up; a skip, an undo, a new lobby or a replay's start or end
-        draws the view at once.  A ``whole`` view (the first after connecting) is drawn
-        as it is.  Nothing here compares two views."""
-        target = scene_from_view(view, self.spaces)
-        length = _int(view.get("track_length"), self.spaces) or self.spaces
-        replaying = bool(view.get("replay"))
-        happened = view.get("happened")
-        if whole or not isinstance(happened, list):
-            happened = []
-            self.step = self.ending = None
-        for told in happened:
-            if not isinstance(told, Mapping):
-                continue
-            kind = told.get("type")
-            if kind in PLAYBACK and bool(told.get("replay")) != replaying:
+    def update(self, view: PublicView | Mapping[str, Any], now: float, whole: bool = False
+               ) -> None:
+        """Take the table's latest view, read once (``read_strip``: during a replay the
+        replay's board), and act on its ``happened``: a step to animate for the table's
+        time, played forward from the board before it (the one the strip showed); its
+        round's end; a new game's set-up; a skip, an undo, a new lobby or a replay's
+        start or end draws the view at once.  A ``whole`` view (the first after
+        connecting) is drawn as it is.  Nothing here compares two views."""
+        state = read_strip(view)
+        target = scene_of(state, self.spaces)
+        length = state.track_length or self.spaces
+        for told in () if whole else state.happened:
+            if told.type in PLAYBACK and told.replay != state.replay:
                 continue  # the other board's (a live table behind a replay)
-            seconds = float(told.get("seconds") or 0.0)
-            if kind == "step_shown":
-                first = _int(told.get("first"))
-                events = _shown(view)[first:first + _int(told.get("count"))]
-                # the step playing (or the set-up) ends here; the scene before the new
-                # step is the view's, taken back by the new step's events
-                self.scene = rewind(target, events, length)
-                self._start(table_step(str(told.get("kind")), events, seconds,
-                                       target.colours, length, self.spaces), now)
+            if told.type == "step_shown":
+                # the step playing (or the set-up) ends here; the new one plays forward
+                # from the board before it: the one the table showed last
+                self.scene = self.target.copy()
+                self._start(table_step(told.kind, state.shown(told.first, told.count),
+                                       told.seconds, target.colours, length, self.spaces),
+                            now)
                 self.ending = None
-            elif kind == "playback_ended" and not told.get("skipped"):
-                self.ending = round_end_step(_shown(view)[_int(told.get("first")):],
-                                             seconds)
+            elif told.type == "playback_ended" and not told.skipped:
+                self.ending = round_end_step(state.shown(told.first), told.seconds)
                 self.ending_start = now
-            elif kind == "game_started" and target.figures:
-                setup = view.get("setup")
-                order = setup.get("order", []) if isinstance(setup, Mapping) else []
+            elif told.type == "game_started" and target.figures:
                 self.scene = target.copy()
-                self._start(setup_step(target, [str(n) for n in order]), now)
-            elif kind in START_AFRESH:
+                self._start(setup_step(target, state.order), now)
+            elif told.type in START_AFRESH:
                 self.step = self.ending = None
+        if whole:
+            self.step = self.ending = None
         if self.step is None:
             self.scene = target.copy()
-        self.phase = str(view.get("phase", "lobby"))
-        self.view, self.target = view, target
-        self.marks = placing_marks(view.get("placing"), target, length, self.spaces)
-        self.waiting = waiting_spaces(view, target) if self.phase == "picking" else ()
-        self.moment = moment(view)
-        winners = view.get("winners") or []
-        colours = seat_colours(view)
-        self.winner_colours = tuple(colours[w] for w in winners if w in colours)
+        self.phase = state.phase
+        self.state, self.target = state, target
+        self.marks = placing_marks(state.placing, target, length, self.spaces)
+        self.waiting = waiting_spaces(state, target) if self.phase == "picking" else ()
+        self.moment = moment(state)
+        colours = target.colours
+        self.winner_colours = tuple(colours[w] for w in state.winners if w in colours)
 
     def _start(self, step: StripStep | None, now: float) -> None:
         self.step, self.step_start = step, now
@@ -194,13 +175,11 @@ def _fraction(elapsed: float, step: StripStep) -> float:
     return min(1.0, max(0.0, elapsed / step.seconds)) if step.seconds > 0 else 1.0
 
 
-def moment(view: Mapping[str, Any]) -> str:
+def moment(state: StripState) -> str:
     """The step a view shows, as "game/round/step" ("game/-" with no playback)."""
-    playback = view.get("playback")
-    game = view.get("game_id")
-    if isinstance(playback, Mapping) and "round" in playback:
-        return f"{game}/{playback.get('round')}/{playback.get('step')}"
-    return f"{game}/-"
+    if state.playback is not None:
+        return f"{state.game_id}/{state.playback.round}/{state.playback.step}"
+    return f"{state.game_id}/-"
 
 
 MARK_PERIOD_S = 0.8
@@ -212,13 +191,11 @@ BREATH_LOW = 0.4
 """A figure whose player has yet to pick breathes between 40 % and full in 2 s."""
 
 
-def waiting_spaces(view: Mapping[str, Any], scene: Scene) -> tuple[int, ...]:
+def waiting_spaces(state: StripState, scene: Scene) -> tuple[int, ...]:
     """The spaces of the figures whose seats say they have not picked (a view that does
     not say, an older table's, shows every figure steady)."""
-    seats = view.get("seats") or []
-    names = [seat.get("name") for seat in seats
-             if isinstance(seat, Mapping) and seat.get("picked") is False]
-    return tuple(scene.figures[name] for name in names if name in scene.figures)
+    return tuple(scene.figures[seat.name] for seat in state.seats
+                 if seat.picked is False and seat.name in scene.figures)
 
 
 def breathe(top: list[RGB], spaces: Sequence[int], now: float) -> list[RGB]:
@@ -233,23 +210,13 @@ def breathe(top: list[RGB], spaces: Sequence[int], now: float) -> list[RGB]:
     return top
 
 
-def placing_marks(placing: Any, scene: Scene, track_length: int, spaces: int
-                  ) -> tuple[tuple[int, RGB], ...]:
-    """Each target space of the strip view's ``placing`` (``[piece, name, to]`` each)
-    with its piece's colour."""
-    marks: list[tuple[int, RGB]] = []
-    for move in placing if isinstance(placing, list) else []:
-        if not isinstance(move, list) or len(move) != 3 or not _is_space(move[2]):
-            continue
-        piece, name, to = move
-        colour = (MAMBO_COLOUR if piece == "mambo" else DUNG_COLOUR if piece == "heap"
-                  else KALI_COLOUR if piece == "kali" else scene.colour(str(name)))
-        marks.append((map_space(to, track_length, spaces), colour))
-    return tuple(marks)
-
-
-def _is_space(value: Any) -> bool:
-    return is_int(value) and value >= 0
+def placing_marks(placing: Sequence[PieceMark], scene: Scene, track_length: int,
+                  spaces: int) -> tuple[tuple[int, RGB], ...]:
+    """Each target space of the pieces to move by hand with its piece's colour."""
+    return tuple((map_space(mark.to, track_length, spaces),
+                  MAMBO_COLOUR if mark.piece == "mambo" else DUNG_COLOUR
+                  if mark.piece == "heap" else KALI_COLOUR if mark.piece == "kali"
+                  else scene.colour(str(mark.name))) for mark in placing)
 
 
 def blink(top: list[RGB], marks: Sequence[tuple[int, RGB]], now: float) -> list[RGB]:

@@ -2,8 +2,9 @@
 
 The table makes a round's steps (``kalimambo.engine.timeline``: a run of penalties
 for one hit is one step) and says how long each lasts; a step here is one of them,
-made from its events.  It knows how it looks at a fraction ``u`` (0..1) of its time,
-what it changes in the scene when it ends, and which buzzer cue goes with it.
+made from its events.  It is drawn over the scene before it (the board the table showed
+before the step) and knows how it looks at a fraction ``u`` (0..1) of its time, and which
+buzzer cue goes with it.
 Drawing is plain list work on one colour per space, cheap enough for 60 frames per
 second on a Pi Zero 2 W.
 """
@@ -12,9 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from kalimambo.engine.events import KALI
+from kalimambo.engine.events import KALI, Dung, Event, Move, Penalty, RhinoRun, RoundEnd, Stay
 from kalimambo.engine.rules import forward
 from kalimambo.firmware.scene import (
     DARK,
@@ -45,9 +45,6 @@ class StripStep:
     seconds: float = 1.0
     cue: str | None = None
     always_auto: bool = False
-
-    def apply(self, scene: Scene) -> None:
-        """Change ``scene`` to the state after this step."""
 
     def draw(self, scene: Scene, u: float) -> Drawing:
         """The picture at fraction ``u`` of the step, ``scene`` being the state before."""
@@ -88,9 +85,6 @@ class MoveStep(StripStep):
     figure: str = ""
     from_space: int = 0
     to_space: int = 0
-
-    def apply(self, scene: Scene) -> None:
-        scene.figures[self.figure] = self.to_space
 
     def draw(self, scene: Scene, u: float) -> Drawing:
         length = scene.spaces
@@ -149,9 +143,6 @@ class RhinoStep(StripStep):
     from_space: int = 0
     to_space: int = 0
     rammed: str = ""
-
-    def apply(self, scene: Scene) -> None:
-        scene.rhino = self.to_space
 
     def draw(self, scene: Scene, u: float) -> Drawing:
         length = scene.spaces
@@ -264,55 +255,42 @@ def setup_step(scene: Scene, order: Sequence[str]) -> SetupStep:
     return SetupStep(seconds=0.3 * len(pieces) + 1.0, pieces=tuple(pieces), always_auto=True)
 
 
-def rewind(scene_after: Scene, events: Sequence[Mapping[str, Any]], track_length: int
-           ) -> Scene:
-    """The scene before ``events``, from the scene after them."""
-    scene = scene_after.copy()
-    for event in reversed(events):
-        kind = event.get("type")
-        if kind == "move":
-            scene.figures[event["figure"]] = map_space(event["from_space"], track_length,
-                                                       scene.spaces)
-        elif kind == "rhino_run":
-            scene.rhino = map_space(event["from_space"], track_length, scene.spaces)
-    return scene
-
-
-def table_step(kind: str, events: Sequence[Mapping[str, Any]], seconds: float,
+def table_step(kind: str, events: Sequence[Event], seconds: float,
                colours: Mapping[str, RGB], track_length: int, spaces: int) -> StripStep | None:
-    """The animation of one of the table's steps (its ``kind`` and events), ``seconds``
-    long; None for a kind this strip does not know (a newer table's)."""
+    """The animation of one of the table's steps (its ``kind`` and its events, typed as
+    the engine made them), ``seconds`` long, played forward from the scene before it;
+    None for a kind this strip does not know (a newer table's)."""
     if not events:
         return None
     event = events[0]
 
-    def at(value: Any) -> int:
-        return map_space(int(value), track_length, spaces)
+    def at(value: int) -> int:
+        return map_space(value, track_length, spaces)
 
     if kind == "reveal":
         return RevealStep(seconds)
-    if kind == "stay":
-        return StayStep(seconds, figure=event["figure"], space=at(event["space"]))
-    if kind == "move":
-        return MoveStep(seconds, figure=event["figure"], from_space=at(event["from_space"]),
-                        to_space=at(event["to_space"]))
-    if kind == "dung":
-        return DungStep(seconds, cue="dung", figure=event["figure"], space=at(event["space"]))
-    if kind == "rhino_run":
-        return RhinoStep(seconds, cue="rhino", from_space=at(event["from_space"]),
-                         to_space=at(event["to_space"]), rammed=event["rammed"])
-    if kind == "penalty":  # the table's step is the whole run of one hit's penalties
-        payers = tuple(str(e["player"]) for e in events if e.get("type") == "penalty")
-        return PenaltyStep(seconds, payers=payers, figure=event["figure"],
+    if isinstance(event, Stay):
+        return StayStep(seconds, figure=event.figure, space=at(event.space))
+    if isinstance(event, Move):
+        return MoveStep(seconds, figure=event.figure, from_space=at(event.from_space),
+                        to_space=at(event.to_space))
+    if isinstance(event, Dung):
+        return DungStep(seconds, cue="dung", figure=event.figure, space=at(event.space))
+    if isinstance(event, RhinoRun):
+        return RhinoStep(seconds, cue="rhino", from_space=at(event.from_space),
+                         to_space=at(event.to_space), rammed=event.rammed)
+    if isinstance(event, Penalty):  # the table's step is the whole run of one hit's
+        payers = tuple(e.player for e in events if isinstance(e, Penalty))
+        return PenaltyStep(seconds, payers=payers, figure=event.figure,
                            colours=tuple(colours.get(p, WHITE) for p in payers))
     return None
 
 
-def round_end_step(events: Sequence[Mapping[str, Any]], seconds: float) -> StripStep | None:
+def round_end_step(events: Sequence[Event], seconds: float) -> StripStep | None:
     """The round's end (its closing ``round_end``), for the table's ``seconds``; the
     last round's is the game's end."""
-    end = next((e for e in events if e.get("type") == "round_end"), None)
+    end = next((e for e in events if isinstance(e, RoundEnd)), None)
     if end is None:
         return None
     return RoundEndStep(seconds, always_auto=True,
-                        cue="win" if end.get("game_over") else "round_end")
+                        cue="win" if end.game_over else "round_end")

@@ -26,9 +26,10 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-PROTOCOL = 2
-"""Bumped only for a change an older peer would misread; additions keep it.  2: the
-table sends the whole view once, then patches (``patch_message``); no pacing."""
+PROTOCOL = 3
+"""Bumped only for a change an older peer would misread; additions keep it.  3: the
+table's public view itself, whole once, then the event stream's own patches (2 sent a
+strip view of its own, diffed a second time; 1 the whole view with every change)."""
 MAX_LINE = 4 << 20
 """A longer line is a broken peer (a whole game's view is well under 1 MB)."""
 QUEUE_SIZE = 256

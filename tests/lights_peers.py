@@ -18,7 +18,7 @@ from typing import Any
 
 from kalimambo.firmware.wire import apply_patch
 
-PROTOCOL = 2
+PROTOCOL = 3
 
 
 class Peer:

@@ -172,7 +172,7 @@ def test_the_table_goes_and_comes_back(agent: LightsAgent, table: FakeTable,
     second.expect("status")  # the status again, for the new table
     view = game_view()
     second.send({"type": "view", "view": view})
-    assert wait_for(lambda: agent.lights.show.view.get("round") == 1)
+    assert wait_for(lambda: agent.lights.show.state.round == 1)
     pins.pin(17).drive_low()
     pins.pin(17).drive_high()
     second.expect("command", lambda m: m["name"] == "next")

@@ -264,7 +264,9 @@ def test_pieces_to_move_by_hand_blink_on_their_targets() -> None:
     show = Show(12)
     game = new_game()
     view = view_of(game)
-    placing = [["explorer", "Ana", 1], ["mambo", None, 0]]  # strip_view's short form
+    placing = {"reason": "undo", "round": 1,   # the public view's placing
+               "moves": [{"piece": "explorer", "name": "Ana", "from": 5, "to": 1},
+                         {"piece": "mambo", "from": 7, "to": 0}]}
     show.update(told({**view, "placing": placing}, {"type": "round_undone", "round": 1,
                                                      "stopped_playback": False}), 0.0)
     assert show.animated()

@@ -17,10 +17,10 @@ import pytest
 
 from kalimambo.engine.record import parse_record, resolve_record
 from kalimambo.engine.timeline import round_steps
+from kalimambo.firmware.stripview import read_strip
 from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.http.app import create_app
 from kalimambo.web.http.appconfig import AppConfig
-from kalimambo.web.live.stripview import strip_view
 from kalimambo.web.storage.store import DB_NAME, Store
 from kalimambo.web.table.booth import DEFAULT_ATTRACT_AFTER_S
 from kalimambo.web.table.highlights import highlight, most_eventful
@@ -152,13 +152,14 @@ def test_attract_mode_starts_on_the_tables_clock_and_loops(tmp_path: Path) -> No
     board = replay_view["board"]
     assert board["playback"]["round"] == 1 and board["playback"]["step"] == 1
     assert board["playback"]["pacing"] == "auto"
-    # the strip draws the replay's board in the live view's shape
-    assert strip_view(view)["positions"] == board["positions"]
-    assert strip_view(view)["replay"] is True
-    assert strip_view(view)["playback"] == {"round": 1, "step": 1,
-                                            "shown": board["playback"]["shown"]}
-    assert strip_view(view)["game_id"] == board["game_id"]  # the replay's moment
-    assert "history" not in strip_view(view)  # only what the strip draws from
+    # the strip draws the replay's board, read from the view in the live view's keys
+    strip = read_strip(view)
+    assert strip.board.positions == board["positions"] and strip.replay is True
+    assert strip.playback is not None and (strip.playback.round, strip.playback.step) == (1, 1)
+    assert [e.to_dict() if e else None for e in strip.playback.shown] == \
+        board["playback"]["shown"]  # the replay's events, typed as the engine's
+    assert strip.game_id == board["game_id"]  # the replay's moment
+    assert strip.placing == ()  # the table's own pieces to place wait for the replay's end
     first = replay_view["game_id"]
 
     # every replayed step is a step of the round's own events, in order

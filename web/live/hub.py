@@ -7,19 +7,14 @@ import logging
 import queue
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
-
-import orjson
 
 from kalimambo.engine.pacing import DEFAULT_PACING, DEFAULT_PAUSE_MS
 from kalimambo.firmware.wire import patch_message, whole_message
 from kalimambo.web.core.refusals import Kind, Refusal
 from kalimambo.web.core.view import lights_summary
-from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.core.viewtypes import LightsView
 from kalimambo.web.live.lightslink import LightsLink
 from kalimambo.web.live.stream import Broadcaster, Item
-from kalimambo.web.live.stripview import strip_view
 from kalimambo.web.storage.store import Store
 from kalimambo.web.table.buttons import press
 from kalimambo.web.table.hostlogin import HostAuth
@@ -44,8 +39,6 @@ class Hub:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.pin = pin
-        self._strip_shown: dict[str, Any] | None = None
-        """The view the lights process has now (what the next patch starts from)."""
         self.broadcaster = Broadcaster(heartbeat)
         # The link calls these only once started (below), when the table is there.
         self.lights = LightsLink(lights_socket, led_count, welcome=self._welcome,
@@ -63,17 +56,15 @@ class Hub:
     # -- the lights process -------------------------------------------------------------
     def _welcome(self) -> list[bytes]:
         """A newly connected lights process (or one that lost its place): the whole
-        picture once; every change after it is a patch (``_to_lights``)."""
-        self._strip_shown = strip_view(self.table.current.view)
-        return [whole_message(orjson.dumps(self._strip_shown))]
+        public view once; every change after it is its patch (``_to_lights``)."""
+        return [whole_message(self.table.current.view_json)]
 
     def _to_lights(self, change: Change) -> None:
-        """What changed for the strip (``strip_view``: only what it draws from), as a
-        patch, with the change's ``happened``."""
-        view = strip_view(change.view)
-        before, self._strip_shown = self._strip_shown, view
-        self.lights.send(patch_message(orjson.dumps(diff(before, view))) if before
-                         else whole_message(orjson.dumps(view)))
+        """Every change, as the event streams get it: its patch (diffed once, for every
+        listener), the first view whole. The lights process reads what it draws from it
+        (firmware/stripview.py)."""
+        self.lights.send(patch_message(change.patch_json) if change.patch_json is not None
+                         else whole_message(change.view_json))
 
     def _lights_changed(self) -> None:
         """The strip's status changed (or the lights process came or went): a new view,
