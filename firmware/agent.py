@@ -227,8 +227,9 @@ class LightsAgent:
             self.lights.update(view, whole=True)
 
     def _on_patch(self, message: Message) -> None:
-        """What changed: applied to the view held here; its ``happened`` is animated.  A
-        patch that does not fit (a message lost) asks the table for the whole view."""
+        """What changed: applied to the view held here; what happened, told beside it, is
+        animated.  A patch that does not fit (a message lost) asks the table for the whole
+        view."""
         ops = message.get("ops")
         try:
             if self._view is None or not isinstance(ops, list):
@@ -242,7 +243,8 @@ class LightsAgent:
             if channel is not None:
                 channel.send({"type": "want_view"})
             return
-        self.lights.update(self._view)
+        happened = message.get("happened")
+        self.lights.update(self._view, happened=happened if isinstance(happened, list) else [])
 
     def _on_retry(self, message: Message) -> None:
         self.lights.retry()

@@ -121,11 +121,13 @@ class Lights:
         return self.status()
 
     # -- what the table calls -----------------------------------------------------
-    def update(self, view: Mapping[str, Any], whole: bool = False) -> None:
-        """The table's latest public view: its ``happened`` is animated, unless it is
-        ``whole`` (the first view, or a fresh start), which is drawn as it is."""
+    def update(self, view: Mapping[str, Any], whole: bool = False,
+               happened: Sequence[Mapping[str, Any]] = ()) -> None:
+        """The table's latest public view and what the change did (``happened``, told
+        beside it), which is animated; a ``whole`` view (the first, or a fresh start) is
+        drawn as it is."""
         with self._lock:
-            self.show.update(view, self.clock(), whole)
+            self.show.update(view, self.clock(), whole, happened)
         self._wake.set()
         self._status_check()
 

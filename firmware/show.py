@@ -34,7 +34,7 @@ from kalimambo.firmware.steps import (
     table_step,
 )
 from kalimambo.firmware.stripview import PieceMark, StripState, read_strip
-from kalimambo.web.core.viewtypes import PublicView
+from kalimambo.web.core.viewtypes import Happening, PublicView
 
 ATTRACT_COLOURS: tuple[RGB, ...] = (*EXPLORER_COLOURS.values(), MAMBO_COLOUR, KALI_COLOUR)
 START_AFRESH = frozenset({"step_skipped", "round_undone", "lobby_opened", "replay_started",
@@ -79,15 +79,16 @@ class Show:
         self.cued: set[int] = set()
 
     # -- input --------------------------------------------------------------------
-    def update(self, view: PublicView | Mapping[str, Any], now: float, whole: bool = False
-               ) -> None:
+    def update(self, view: PublicView | Mapping[str, Any], now: float, whole: bool = False,
+               happened: Sequence[Happening | Mapping[str, Any]] = ()) -> None:
         """Take the table's latest view, read once (``read_strip``: during a replay the
-        replay's board), and act on its ``happened``: a step to animate for the table's
-        time, played forward from the board before it (the one the strip showed); its
-        round's end; a new game's set-up; a skip, an undo, a new lobby or a replay's
-        start or end draws the view at once.  A ``whole`` view (the first after
-        connecting) is drawn as it is.  Nothing here compares two views."""
-        state = read_strip(view)
+        replay's board), and act on what the change did (``happened``, told beside the
+        view): a step to animate for the table's time, played forward from the board
+        before it (the one the strip showed); its round's end; a new game's set-up; a
+        skip, an undo, a new lobby or a replay's start or end draws the view at once.  A
+        ``whole`` view (the first after connecting) is drawn as it is.  Nothing here
+        compares two views."""
+        state = read_strip(view, happened)
         target = scene_of(state, self.spaces)
         length = state.track_length or self.spaces
         for told in () if whole else state.happened:

@@ -5,9 +5,9 @@ each change's JSON Patch: docs/LIGHTS-PROTOCOL.md), the same bytes the event str
 carry, so every change is diffed once, for every listener. Its shape is described once,
 by ``PublicView`` (web/core/viewtypes.py), for both processes. ``read_strip`` takes from
 it what the strip draws, into typed values, once per message: the board (during a replay
-the replay's), the playback's events as the engine's own, what happened, the pieces to
-move by hand. Whatever is missing or odd is left out rather than refused: the strip shows
-what it can, and the table never stops because of it.
+the replay's), the playback's events as the engine's own, the pieces to move by hand,
+and what the change did, told beside the view. Whatever is missing or odd is left out
+rather than refused: the strip shows what it can, and the table never stops for it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from kalimambo.engine.events import Event, event_from_dict
 from kalimambo.engine.timeline import BoardState
 from kalimambo.engine.values import is_int
-from kalimambo.web.core.viewtypes import PublicView
+from kalimambo.web.core.viewtypes import Happening, PublicView
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +151,12 @@ def _board(view: Mapping[str, Any]) -> BoardState:
     return BoardState(rhino if is_int(rhino) else None, figures, {})
 
 
-def read_strip(view: PublicView | Mapping[str, Any]) -> StripState:
+def read_strip(view: PublicView | Mapping[str, Any],
+               happened: Sequence[Happening | Mapping[str, Any]] = ()) -> StripState:
     """What the strip draws from in the table's public view: its board keys (during a
-    replay the replay's board, in the same keys), the playback, what happened, and the
-    pieces to move by hand (the table's own, never during a replay)."""
+    replay the replay's board, in the same keys), the playback and the pieces to move by
+    hand (the table's own, never during a replay); and what the change did
+    (``happened``, told beside the view: docs/API.md#what-happened)."""
     running = view.get("replay")
     replaying = isinstance(running, Mapping) and isinstance(running.get("board"), Mapping)
     board: Mapping[str, Any] = ({**view, **running["board"]} if replaying  # type: ignore[index]
@@ -180,5 +182,5 @@ def read_strip(view: PublicView | Mapping[str, Any]) -> StripState:
         if isinstance(playback, Mapping) else None,
         placing=() if replaying or not isinstance(placing, Mapping) else tuple(
             m for m in map(_mark, _list(placing.get("moves"))) if m is not None),
-        happened=tuple(t for t in map(_told, _list(view.get("happened"))) if t is not None),
+        happened=tuple(t for t in map(_told, happened) if t is not None),
         replay=replaying)

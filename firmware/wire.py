@@ -60,10 +60,10 @@ def whole_message(view_json: bytes) -> bytes:
     return b'{"type":"view","view":' + view_json + b"}\n"
 
 
-def patch_message(patch_json: bytes) -> bytes:
-    """What changed since the last message, as the event stream's JSON Patch; the view's
-    ``happened`` in it says what to animate."""
-    return b'{"type":"patch","ops":' + patch_json + b"}\n"
+def patch_message(patch_json: bytes, happened_json: bytes = b"[]") -> bytes:
+    """What changed since the last message, as the event stream's JSON Patch, and beside
+    it what the change did (``happened``: what to animate)."""
+    return b'{"type":"patch","ops":' + patch_json + b',"happened":' + happened_json + b"}\n"
 
 
 def _unescape(part: str) -> str:

@@ -1,7 +1,8 @@
-"""The views the table sends while it plays a round back, made by the table's own
+"""The messages the table sends while it plays a round back, made by the table's own
 playback cursor: one per step (the board at the cursor, the step in ``happened``),
 then the end.  For the strip's tests, which must work from what the table says
-alone."""
+alone.  A message here is the view with what its change did under ``"happened"``: the
+table sends that beside the view (``split`` parts them again)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,12 @@ from kalimambo.web.core.playback import Playback, playback_ended, step_shown
 from kalimambo.web.core.state import board_of
 
 View = dict[str, Any]
+
+
+def split(message: View) -> tuple[View, list[dict[str, Any]]]:
+    """A message's view, and what its change did (told beside the view)."""
+    view = dict(message)
+    return view, list(view.pop("happened", []))
 
 
 def whole(view: View) -> View:

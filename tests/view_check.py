@@ -38,6 +38,8 @@ def check_for(hint: Any) -> Check:
     if hint is None or hint is type(None):
         return lambda value, path, met: [] if value is None else [
             f"{path}: {value!r} is not null"]
+    if hint is object:  # any JSON value (a patch operation's value)
+        return lambda value, path, met: []
     if hint in SCALARS:
         return _scalar(hint)
     if origin is Annotated:

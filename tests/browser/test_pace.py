@@ -57,16 +57,17 @@ class StripRecorder:
         self._lock = threading.Lock()
         update, draw = self.lights.update, self.lights.show.draw
 
-        def recorded_update(view: Mapping[str, Any], whole: bool = False) -> None:
+        def recorded_update(view: Mapping[str, Any], whole: bool = False,
+                            happened: Sequence[Mapping[str, Any]] = ()) -> None:
             playback = view.get("playback")
-            for told in [] if whole else view.get("happened") or []:
+            for told in [] if whole else happened:
                 if told["type"] == "step_shown" and isinstance(playback, Mapping):
                     first = told["first"]
                     events = playback["shown"][first:first + told["count"]]
                     with self._lock:
                         self.sent.append((time.monotonic(), int(told["round"]),
                                           int(told["step"]), [dict(e) for e in events]))
-            update(view, whole)
+            update(view, whole, happened)
 
         def recorded_draw(now: float) -> Any:
             drawing = draw(now)

@@ -111,7 +111,7 @@ class SseClient:
             patch = b"event: patch" in self.buffer[:start]
             self.buffer = self.buffer[end + 1:]
             data = json.loads(line.split(b"\r\n")[0])
-            self.view = apply(self.view, data) if patch else data
+            self.view = apply(self.view, data["patch"]) if patch else data
             return copy.deepcopy(self.view)
 
     def close(self) -> None:

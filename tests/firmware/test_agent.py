@@ -18,7 +18,7 @@ from kalimambo.firmware.hardware import HardwareConfig, parse_hardware
 from kalimambo.web.core.viewdiff import diff
 from tests.helpers import wait_for
 from tests.lights_peers import PROTOCOL, FakeTable, Peer
-from tests.playback_views import play_round
+from tests.playback_views import play_round, split
 
 PLAYERS = ["Ana", "Ben", "Caro"]
 
@@ -42,19 +42,19 @@ def view_of(game: Game) -> dict[str, Any]:
     return {"version": 1, "phase": "picking", "round": game.current_round,
             "track_length": 32, "game_id": 1, "positions": game.positions(),
             "rhino": game.board.rhino, "dung": list(game.setup.dung), "seats": [],
-            "winners": [], "history": [{"round": r + 1} for r in range(len(game.rounds))],
-            "happened": []}
+            "winners": [], "history": [{"round": r + 1} for r in range(len(game.rounds))]}
 
 
-def round_patches(pause_ms: int) -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
-    """A view before round 1, then the table's patches for playing it back."""
+def round_patches(pause_ms: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A view before round 1, then the table's patch messages for playing it back (each
+    the JSON Patch and, beside it, what its change did)."""
     game = new_game()
     before = view_of(game)
-    views = play_round(game, {"Ana": 7, "Ben": 11, "Caro": 3}, view_of, pause_ms)
+    messages = play_round(game, {"Ana": 7, "Ben": 11, "Caro": 3}, view_of, pause_ms)
     patches, last = [], before
-    for version, view in enumerate(views, start=2):
-        view = {**view, "version": version}
-        patches.append(diff(last, view))
+    for version, message in enumerate(messages, start=2):
+        view, happened = split({**message, "version": version})
+        patches.append({"type": "patch", "ops": diff(last, view), "happened": happened})
         last = view
     return before, patches
 
@@ -98,15 +98,15 @@ def test_hello_then_status_then_draws_what_the_table_sends(agent: LightsAgent,
 
     view, patches = round_patches(pause_ms=100)
     peer.send({"type": "view", "view": view})
-    for ops in patches[:3]:
-        peer.send({"type": "patch", "ops": ops})
+    for patch in patches[:3]:
+        peer.send(patch)
     assert wait_for(lambda: agent.lights.show.step is not None)
     playing = agent.lights.show.step
     assert playing is not None and playing.seconds == pytest.approx(0.1)  # the table's
     peer.expect("status", lambda m: m["playing"] is True)
     peer.send({"type": "mystery", "x": 1})  # a newer table's message: ignored
-    for ops in patches[3:]:
-        peer.send({"type": "patch", "ops": ops})
+    for patch in patches[3:]:
+        peer.send(patch)
     assert wait_for(lambda: not agent.lights.show.playing)  # played out at the pause
     assert wait_for(lambda: peer.of("status")[-1]["playing"] is False)
     assert peer.of("want_view") == []
@@ -120,10 +120,10 @@ def test_a_patch_that_does_not_fit_asks_for_the_whole_view(agent: LightsAgent,
     peer.expect("status")
     view, patches = round_patches(pause_ms=100)
     peer.send({"type": "view", "view": view})
-    peer.send({"type": "patch", "ops": patches[1]})  # the first one never came
+    peer.send(patches[1])  # the first one never came
     peer.expect("want_view")
     assert not agent.lights.show.playing
-    peer.send({"type": "patch", "ops": patches[2]})  # still nothing to patch: asks again
+    peer.send(patches[2])  # still nothing to patch: asks again
     assert wait_for(lambda: len(peer.of("want_view")) == 2)
 
 

@@ -150,11 +150,11 @@ def test_cues_reach_the_buzzer_callback() -> None:
     events = [{"type": "dung", "figure": "Ana", "space": 10},
               {"type": "round_end", "round": 2, "minus_points": {}, "game_over": True,
                "winners": ["Ana"]}]
-    lights.update({**VIEW, "playback": {"shown": events}, "happened": [
+    lights.update({**VIEW, "playback": {"shown": events}}, happened=[
         {"type": "step_shown", "round": 2, "step": 1, "steps": 1, "kind": "dung",
          "first": 0, "count": 1, "seconds": 1.0},
         {"type": "playback_ended", "round": 2, "first": 1, "seconds": 1.0,
-         "skipped": False}]})
+         "skipped": False}])
     for _ in range(20):
         lights.tick()
         now[0] += 0.5

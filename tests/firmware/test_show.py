@@ -24,7 +24,7 @@ from kalimambo.firmware.scene import (
 )
 from kalimambo.firmware.show import Show
 from kalimambo.firmware.steps import IMPACT, WHITE
-from tests.playback_views import play_round, told, whole
+from tests.playback_views import play_round, split, told, whole
 
 PLAYERS = ["Ana", "Ben", "Caro"]
 SEAT_COLOURS = ["green", "yellow", "red"]
@@ -47,6 +47,12 @@ def letter(colour: RGB) -> str:
                                                                           strict=True)):
             return name.lower()
     return "?"
+
+
+def tell(show: Show, message: dict[str, Any], now: float, whole: bool = False) -> None:
+    """A message of the table's: its view, with what its change did beside it."""
+    view, happened = split(message)
+    show.update(view, now, whole, happened)
 
 
 def picture(show: Show, now: float) -> str:
@@ -103,7 +109,7 @@ class Paced:
     def send(self, now: float) -> None:
         """Send every message whose time has come by ``now``."""
         while self.sent < len(self.messages) and self.starts[self.sent] <= now:
-            self.show.update(self.messages[self.sent], self.starts[self.sent])
+            tell(self.show, self.messages[self.sent], self.starts[self.sent])
             self.sent += 1
 
     def picture(self, now: float) -> str:
@@ -114,7 +120,7 @@ class Paced:
 def round_one(show: Show, game: Game, pause_ms: int = 1000) -> Paced:
     """Round 1 (Ben 11 ties Kali, Ana 7 lands on dung, two rams, Kali's penalty to
     Caro), paced as the table's clock paces it."""
-    show.update(view_of(game), 0.0, whole=True)
+    tell(show, view_of(game), 0.0, whole=True)
     return Paced(show, play_round(game, CARDS, view_of, pause_ms))
 
 
@@ -162,14 +168,14 @@ def test_kali_penalty_flash_uses_every_payers_colour() -> None:
     """The table's step is the whole run of one hit's penalties: one flash for all."""
     show = Show(12)
     game = new_game()
-    show.update(view_of(game), 0.0, whole=True)
+    tell(show, view_of(game), 0.0, whole=True)
     events = [{"type": "penalty", "player": "Ana", "points": 2, "cause": "rammed",
                "figure": "Kali", "total": 2, "for_kali": True},
               {"type": "penalty", "player": "Ben", "points": 2, "cause": "rammed",
                "figure": "Kali", "total": 2, "for_kali": True}]
     step = {"type": "step_shown", "round": 1, "step": 1, "steps": 1, "kind": "penalty",
             "first": 0, "count": 2, "seconds": 1.0, "replay": False}
-    show.update(told({**view_of(game), "playback": {"shown": events}}, step), 0.0)
+    tell(show, told({**view_of(game), "playback": {"shown": events}}, step), 0.0)
     assert kind(show) == "PenaltyStep"  # one flash for both payers
     assert picture(show, 0.05) == "ababAbababab"  # Kali's space full
 
@@ -207,10 +213,10 @@ def test_a_next_ends_the_step_playing_at_once() -> None:
     quick Nexts show the fifth step with the board as the fifth leaves it."""
     show = Show(12)
     game = new_game()
-    show.update(view_of(game), 0.0, whole=True)
+    tell(show, view_of(game), 0.0, whole=True)
     messages = play_round(game, CARDS, view_of, pause_ms=3000)
     for i, message in enumerate(messages[:5]):
-        show.update(message, 10.0 + 0.1 * i)   # a Next every 0.1 s
+        tell(show, message, 10.0 + 0.1 * i)   # a Next every 0.1 s
         show.advance(10.0 + 0.1 * i)
     assert kind(show) == "DungStep" and show.step_start == pytest.approx(10.4)
     assert show.moment == "g1/1/5"
@@ -218,7 +224,7 @@ def test_a_next_ends_the_step_playing_at_once() -> None:
     # the round began: the steps cut short are drawn as they end
     assert picture(show, 10.4) == "M..CKBW..d.."
     for message in messages[5:]:
-        show.update(message, 10.5)
+        tell(show, message, 10.5)
     assert kind(show) == "PenaltyStep" and show.ending is not None
     assert show.moment == "g1/1/11"
     show.advance(10.5 + 3.0)
@@ -231,12 +237,12 @@ def test_the_rounds_end_sweeps_over_the_last_step_at_once() -> None:
     once over the last step as it plays, and nothing of the last step is cut."""
     show = Show(12)
     game = new_game()
-    show.update(view_of(game), 0.0, whole=True)
+    tell(show, view_of(game), 0.0, whole=True)
     *steps, end = play_round(game, CARDS, view_of)
     for message in steps:
-        show.update(message, 100.0)
+        tell(show, message, 100.0)
     last = show.step
-    show.update(end, 100.0)
+    tell(show, end, 100.0)
     assert show.step is last and show.ending is not None
     assert show.ending_start == 100.0 and show.ending.cue == "round_end"
 
@@ -244,13 +250,13 @@ def test_the_rounds_end_sweeps_over_the_last_step_at_once() -> None:
 def test_undo_during_the_playback_drops_the_animation_and_shows_the_earlier_state() -> None:
     show = Show(12)
     game = new_game()
-    show.update(view_of(game), 0.0, whole=True)
+    tell(show, view_of(game), 0.0, whole=True)
     messages = play_round(game, CARDS, view_of)
     for message in messages[:4]:  # the undo comes in the middle of the playback
-        show.update(message, 100.0)
+        tell(show, message, 100.0)
     assert show.playing
     game.undo()
-    show.update(told(view_of(game), {"type": "round_undone", "round": 1,
+    tell(show, told(view_of(game), {"type": "round_undone", "round": 1,
                                      "stopped_playback": True},
                      {"type": "round_opened", "round": 1}), 101.0)
     assert not show.playing
@@ -267,16 +273,16 @@ def test_pieces_to_move_by_hand_blink_on_their_targets() -> None:
     placing = {"reason": "undo", "round": 1,   # the public view's placing
                "moves": [{"piece": "explorer", "name": "Ana", "from": 5, "to": 1},
                          {"piece": "mambo", "from": 7, "to": 0}]}
-    show.update(told({**view, "placing": placing}, {"type": "round_undone", "round": 1,
+    tell(show, told({**view, "placing": placing}, {"type": "round_undone", "round": 1,
                                                      "stopped_playback": False}), 0.0)
     assert show.animated()
     picked = {**view, "seats": [{**seat, "picked": True} for seat in view["seats"]]}
-    show.update(told({**picked, "placing": placing}, {"type": "round_undone", "round": 1,
+    tell(show, told({**picked, "placing": placing}, {"type": "round_undone", "round": 1,
                                                        "stopped_playback": False}), 0.0)
     assert show.animated()
     assert picture(show, 0.1) == "MABCK.d..d.."   # full: every piece where it goes
     assert picture(show, 0.7) == "maBCK.d..d.."   # dim, never dark: Mambo's and Ana's
-    show.update(told(picked, {"type": "pieces_placed"}), 1.0)
+    tell(show, told(picked, {"type": "pieces_placed"}), 1.0)
     assert picture(show, 1.7) == "MABCK.d..d.."   # steady again
 
 
@@ -287,7 +293,7 @@ def test_the_figures_still_to_pick_breathe_and_never_go_dark() -> None:
     game = new_game()
     seats = [{"name": n, "colour": c, "picked": n == "Ben"}
              for n, c in zip(PLAYERS, SEAT_COLOURS, strict=True)]
-    show.update({**view_of(game), "seats": seats}, 0.0, whole=True)
+    tell(show, {**view_of(game), "seats": seats}, 0.0, whole=True)
     assert show.animated()
     frames = [show.draw(t / 10)[0] for t in range(21)]  # one breath
     for space, name in ((1, "Ana"), (3, "Caro")):
@@ -295,7 +301,7 @@ def test_the_figures_still_to_pick_breathe_and_never_go_dark() -> None:
         assert min(levels) >= int(0.4 * max(show.target.colour(name))) - 1 > 0
         assert len(levels) > 5   # it changes
     assert {picture_at(frames, s) for s in (0, 2, 4, 6)} == {"steady"}
-    show.update({**view_of(game), "seats": [{**s, "picked": True} for s in seats]}, 3.0)
+    tell(show, {**view_of(game), "seats": [{**s, "picked": True} for s in seats]}, 3.0)
     assert picture(show, 3.0) == picture(show, 4.0) == "MABCK.d..d.."
 
 
@@ -308,12 +314,12 @@ def test_a_view_alike_but_told_nothing_changes_nothing_that_plays() -> None:
     animation alone, however the board in it differs from the one playing."""
     show = Show(12)
     game = new_game()
-    show.update(view_of(game), 0.0, whole=True)
+    tell(show, view_of(game), 0.0, whole=True)
     messages = play_round(game, CARDS, view_of)
-    show.update(messages[0], 100.0)
-    show.update(messages[1], 100.0)
+    tell(show, messages[0], 100.0)
+    tell(show, messages[1], 100.0)
     playing = show.step
-    show.update(whole(view_of(game)), 100.2)  # a refresh of the end state
+    tell(show, whole(view_of(game)), 100.2)  # a refresh of the end state
     assert show.step is playing
 
 
@@ -323,16 +329,16 @@ def test_a_skip_during_an_animation_draws_the_cursor_at_once() -> None:
     has it."""
     show = Show(12)
     game = new_game()
-    show.update(view_of(game), 0.0, whole=True)
+    tell(show, view_of(game), 0.0, whole=True)
     messages = play_round(game, CARDS, view_of, skip_from=2)
-    show.update(messages[0], 100.0)
-    show.update(messages[1], 100.0)
+    tell(show, messages[0], 100.0)
+    tell(show, messages[1], 100.0)
     assert show.playing  # animating the second step
-    show.update(messages[2], 100.1)  # skipped
+    tell(show, messages[2], 100.1)  # skipped
     assert not show.playing
     assert picture(show, 100.1) == "".join(letter(c) for c in show.target.draw()[0])
     for message in messages[3:]:
-        show.update(message, 100.2)
+        tell(show, message, 100.2)
     assert not show.playing  # the skipped round's end is not swept either
     assert picture(show, 100.2) == "...MKBAC.d.."
 
@@ -340,7 +346,7 @@ def test_a_skip_during_an_animation_draws_the_cursor_at_once() -> None:
 def test_setup_intro_lights_heaps_then_mambo_then_figures() -> None:
     show = Show(12)
     game = new_game()
-    show.update(told(view_of(game), {"type": "game_started", "players": PLAYERS},
+    tell(show, told(view_of(game), {"type": "game_started", "players": PLAYERS},
                      {"type": "round_opened", "round": 1}), 0.0)
     step = show.step
     assert step is not None and kind(show) == "SetupStep"
@@ -351,25 +357,25 @@ def test_setup_intro_lights_heaps_then_mambo_then_figures() -> None:
     assert picture(show, step.seconds * 0.99) == "MABCK.d..d.."
     show.advance(step.seconds + 0.01)
     assert not show.playing
-    show.update(whole(view_of(game)), 50.0)  # the same game again: no second intro
+    tell(show, whole(view_of(game)), 50.0)  # the same game again: no second intro
     assert not show.playing
 
 
 def test_the_end_of_a_game_celebrates_the_winners() -> None:
     show = Show(12)
-    show.update({"phase": "lobby", "seats": []}, 0.0, whole=True)
+    tell(show, {"phase": "lobby", "seats": []}, 0.0, whole=True)
     assert show.animated()
     assert picture(show, 0.0) != picture(show, 1.0)
     game = new_game()
     for _ in range(11):
         game.play_round({p: game.hand(p)[0] for p in PLAYERS})
-    show.update(view_of(game), 5.0, whole=True)
+    tell(show, view_of(game), 5.0, whole=True)
     messages = play_round(game, {p: game.hand(p)[0] for p in PLAYERS},
                           lambda g: view_of(g, "finished" if g.finished else "picking"))
     for message in messages:
-        show.update(message, 10.0)
+        tell(show, message, 10.0)
     *_, end = messages
-    show.update(told(end, {"type": "game_over", "winners": game.winners()}), 10.0)
+    tell(show, told(end, {"type": "game_over", "winners": game.winners()}), 10.0)
     assert show.ending is not None and show.ending.cue == "win"
     show.advance(1000.0)
     assert show.animated()
@@ -384,16 +390,16 @@ def test_the_cursors_step_cuts_the_strips_own_flourishes_short() -> None:
     table's cursor that comes meanwhile begins at once, never after them."""
     show = Show(12)
     game = new_game()
-    show.update(told(view_of(game), {"type": "game_started", "players": PLAYERS}), 0.0)
+    tell(show, told(view_of(game), {"type": "game_started", "players": PLAYERS}), 0.0)
     assert kind(show) == "SetupStep"
     reveal, *rest, end = play_round(game, CARDS, view_of, pause_ms=2000)
-    show.update(reveal, 0.5)   # the reveal comes while the intro plays
+    tell(show, reveal, 0.5)   # the reveal comes while the intro plays
     assert kind(show) == "RevealStep"
     assert show.step_start == 0.5
     for message in rest:
-        show.update(message, 2.5)
-    show.update(end, 2.6)   # the round's end, over the last step
+        tell(show, message, 2.5)
+    tell(show, end, 2.6)   # the round's end, over the last step
     assert show.ending is not None
     second = play_round(game, {"Ana": 6, "Ben": 10, "Caro": 2}, view_of, pause_ms=2000)
-    show.update(second[0], 3.0)   # the next round's reveal
+    tell(show, second[0], 3.0)   # the next round's reveal
     assert show.ending is None and kind(show) == "RevealStep"

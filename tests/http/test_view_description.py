@@ -25,6 +25,7 @@ from kalimambo.firmware.hardware import default_hardware
 from kalimambo.firmware.lights import create_lights
 from kalimambo.web.core import viewtypes
 from kalimambo.web.core.viewtypes import (
+    ChangeMessage,
     Happening,
     PlaybackView,
     PrivateView,
@@ -57,6 +58,8 @@ class Seen:
 
     views: list[dict[str, Any]] = field(default_factory=list)
     """Every public view the table published, in order (the event stream's)."""
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    """Beside each view, its change as a patch message carries it (``ChangeMessage``)."""
     private: list[dict[str, Any]] = field(default_factory=list)
     answers: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)
     """(its type, an answer cut from a view): next, skip, replay."""
@@ -64,6 +67,8 @@ class Seen:
 
     def listen(self, change: Any) -> None:
         self.views.append(orjson.loads(change.view_json))
+        self.changes.append({"patch": orjson.loads(change.patch_json or b"[]"),
+                             "happened": orjson.loads(change.happened_json)})
 
 
 def label(view: dict[str, Any]) -> str:
@@ -238,8 +243,9 @@ class Walked:
 @pytest.fixture(scope="module")
 def walked(seen: Seen) -> Walked:
     walk = Walked()
-    for view in seen.views:
+    for view, change in zip(seen.views, seen.changes, strict=True):
         walk.check("view", label(view), view, PublicView)
+        walk.check("change", label(view), change, ChangeMessage)
     for view in seen.private:
         walk.check("me", label(view), view, PrivateView)
     for typed, answer in seen.answers:
@@ -274,14 +280,15 @@ def test_every_reason_attract_mode_gives_is_described(walked: Walked) -> None:
 
 
 # -- the served document, made from the description, takes them ------------------------------
-def varied(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The views that first show a state or a kind of happening: between them every
-    state and happening (the strict walk above takes every view; this one is slower)."""
+def varied(seen: Seen) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The views (and their changes) that first show a state or a kind of happening:
+    between them every state and happening (the strict walk above takes every view; this
+    one is slower)."""
     chosen, shown = [], set()
-    for view in views:
-        new = {label(view), *(h["type"] for h in view["happened"])} - shown
+    for view, change in zip(seen.views, seen.changes, strict=True):
+        new = {label(view), *(h["type"] for h in change["happened"])} - shown
         if new:
-            chosen.append(view)
+            chosen.append((view, change))
             shown |= new
     return chosen
 
@@ -294,8 +301,11 @@ def test_the_openapi_document_accepts_real_views(seen: Seen) -> None:
         return jsonschema_rs.validator_for(
             {**doc, "$ref": f"#/components/schemas/{typed.__name__}"})
 
-    checks = ([(PublicView, view) for view in varied(seen.views)]
-              + [(PrivateView, view) for view in varied(seen.private)] + seen.answers)
+    chosen = varied(seen)
+    private = list({label(view): view for view in reversed(seen.private)}.values())
+    checks = ([(PublicView, view) for view, _ in chosen]
+              + [(ChangeMessage, change) for _, change in chosen]
+              + [(PrivateView, view) for view in private] + seen.answers)
     validators = {typed: validator(typed) for typed, _ in checks}
     wrong = [str(error) for typed, value in checks if not validators[typed].is_valid(value)
              for error in validators[typed].iter_errors(value)]
@@ -307,7 +317,7 @@ def test_every_happening_and_event_the_description_names_occurred(seen: Seen) ->
     def kinds(union: Any) -> set[str]:
         return {get_args(typed_fields(member)["type"][0])[0] for member in get_args(union)}
 
-    happened = {h["type"] for view in seen.views for h in view["happened"]}
+    happened = {h["type"] for change in seen.changes for h in change["happened"]}
     events = {e["type"] for view in seen.views for entry in view["history"]
               for e in entry["events"]}
     assert kinds(Happening) - happened == set()
@@ -347,11 +357,13 @@ def test_the_check_finds_a_wrong_type_and_a_missing_key(seen: Seen) -> None:
     view = copy.deepcopy(next(v for v in seen.views if label(v) == "playing"))
     view["seats"][1]["minus_points"] = "4"
     del view["booth"]["sound"]
-    view["happened"].append({"type": "step_shown", "round": 1})
     found = problems(view, PublicView)
     assert "$.seats[1].minus_points: '4' is not int" in found
     assert "$.booth.sound: missing (required in BoothView)" in found
-    assert any(p.startswith(f"$.happened[{len(view['happened']) - 1}]") for p in found)
+    change = copy.deepcopy(next(c for c in seen.changes if c["happened"]))
+    change["happened"].append({"type": "step_shown", "round": 1})
+    told = problems(change, ChangeMessage)
+    assert any(p.startswith(f"$.happened[{len(change['happened']) - 1}]") for p in told)
 
 
 def test_the_check_finds_a_key_a_builder_adds(client: Any,

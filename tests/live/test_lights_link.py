@@ -80,7 +80,7 @@ def test_a_new_lights_process_gets_hello_and_the_whole_current_view(
     patched = peer.expect_view(lambda view: view["version"] == now["version"])
     # then what changed: the event stream's own patch, the same view after it
     assert patched["type"] == "patch" and patched["now"] == now
-    assert patched["now"]["happened"] == [{"type": "seats_changed", "seats": ["Ana", "Ben"]}]
+    assert patched["happened"] == [{"type": "seats_changed", "seats": ["Ana", "Ben"]}]
     peer.close()
 
 
@@ -100,12 +100,12 @@ def test_every_step_reaches_the_lights_with_what_happened(table: Any, lights: Pe
     assert view["playback"]["step"] == 0
     last = lights.expect_view(lambda now: now["version"] == view["version"])
     assert last["type"] == "patch" and last["now"] == view
-    assert [e["type"] for e in view["happened"]] == ["pick_made", "round_resolved"]
+    assert [e["type"] for e in last["happened"]] == ["pick_made", "round_resolved"]
     client.post("/api/v1/host/next", headers=host)
     view = state(client)
     shown = lights.expect_view(lambda now: now["version"] == view["version"])
     assert shown["now"] == view and view["playback"]["step"] == 1
-    step, = view["happened"]
+    step, = shown["happened"]
     assert step == {"type": "step_shown", "round": 1, "step": 1, "kind": "reveal",
                     "first": 0, "count": 1, "seconds": 0.3}
     assert [e["type"] for e in view["playback"]["shown"]] == ["reveal"]

@@ -44,7 +44,7 @@ class Reader:
             data = message.split(b"data: ", 1)[1].strip()
             if b"event: patch" in message:
                 assert self.view is not None
-                self.view = apply_patch(self.view, orjson.loads(data))
+                self.view = apply_patch(self.view, orjson.loads(data)["patch"])
             else:
                 self.view = orjson.loads(data)
         assert self.view is not None

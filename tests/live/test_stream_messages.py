@@ -102,6 +102,11 @@ def test_the_patches_rebuild_every_view_exactly(
     assert shown == orjson.loads(changes[-1].view_json)
 
 
+def told_with(change: Change) -> dict[str, Any]:
+    """A change's view with what it did (sent beside it) under ``"happened"``."""
+    return {**orjson.loads(change.view_json), "happened": orjson.loads(change.happened_json)}
+
+
 def playbacks(changes: list[Change]) -> list[dict[str, Any]]:
     """The table's own playback in each change's view."""
     return [orjson.loads(change.view_json)["playback"] for change in changes]
@@ -111,7 +116,7 @@ def test_a_skip_is_one_message_per_step_left_each_drawn_at_once(tmp_path: Path) 
     """Skipping at step 1 of 7 makes a change for each of steps 2..m, marked skipped and
     with no events for the strip to animate, then the end; nothing goes back."""
     _, changes = whole_game(tmp_path, 0, True, skip_at=1)
-    views = [orjson.loads(change.view_json) for change in changes]
+    views = [told_with(change) for change in changes]
     resolved = [i for i, v in enumerate(views)
                 if v["playback"] and v["playback"]["step"] == 0 and v["phase"] == "playing"]
     assert len(resolved) == 12
@@ -140,7 +145,7 @@ def test_the_round_end_comes_with_the_end_not_with_the_last_step(tmp_path: Path)
     nor its history entry; the end adds exactly those (round_end copied, not resent)."""
     _, changes = whole_game(tmp_path, 1, True)
     for i, change in enumerate(changes):
-        view = orjson.loads(change.view_json)
+        view = told_with(change)
         playback = view["playback"]
         if not playback or view["phase"] != "playing" or playback["step"] < playback["steps"]:
             continue
@@ -149,7 +154,7 @@ def test_the_round_end_comes_with_the_end_not_with_the_last_step(tmp_path: Path)
         assert len(view["history"]) == playback["round"] - 1
         step, = view["happened"]
         assert step["type"] == "step_shown" and step["first"] + step["count"] == len(shown)
-        end = orjson.loads(changes[i + 1].view_json)
+        end = told_with(changes[i + 1])
         told = end["happened"][0]
         assert told["type"] == "playback_ended" and told["first"] == len(shown)
         assert end["playback"]["shown"][:-1] == shown

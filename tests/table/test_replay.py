@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from kalimambo.engine.record import parse_record, resolve_record
@@ -144,7 +145,8 @@ def test_attract_mode_starts_on_the_tables_clock_and_loops(tmp_path: Path) -> No
     assert view["phase"] == "lobby" and replay_view["attract"] is True
     assert replay_view["reason"]["code"] in ("rhino_run", "penalty", "dung")
     # the start is a message of its own, at step 0; the reveal is due at once
-    assert view["happened"] == [{"type": "replay_started", "game_id": replay_view["game_id"]}]
+    assert orjson.loads(table.current.happened_json) == [
+        {"type": "replay_started", "game_id": replay_view["game_id"]}]
     assert replay_view["board"]["playback"]["step"] == 0 and table.due() == clock.now
     assert table.tick()
     view = table.public_view()
@@ -167,7 +169,7 @@ def test_attract_mode_starts_on_the_tables_clock_and_loops(tmp_path: Path) -> No
     seen = [table.current, *run_until(table, clock,
                                       lambda v: v["replay"] and v["replay"]["done"])]
     for change in seen:
-        for told in change.view["happened"]:
+        for told in orjson.loads(change.happened_json):
             if told["type"] == "step_shown":
                 assert told.get("replay") is True
                 playback = change.view["replay"]["board"]["playback"]

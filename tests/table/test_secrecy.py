@@ -58,7 +58,7 @@ class Stream:
         self.sizes.append(len(block))
         if b"event: patch" in block.split(b"\n"):
             assert self.view is not None
-            apply(self.view, orjson.loads(data[0]))
+            apply(self.view, orjson.loads(data[0])["patch"])
         else:
             self.view = orjson.loads(data[0])
         assert self.view is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from kalimambo.web.core.happenings import PickMade, RoundOpened, RoundResolved, StepShown
@@ -40,14 +41,15 @@ def test_each_pick_and_round_is_in_the_store_when_the_listeners_hear_of_it(
     table.pick(tokens["Caro"], 1, 6)
     change, _, rounds = seen[-1]
     assert rounds == 1 and [type(e) for e in change.happened] == [PickMade, RoundResolved]
-    assert change.view["happened"] == [  # step pacing: nothing shown yet
+    assert orjson.loads(change.happened_json) == [  # step pacing: nothing shown yet
         {"type": "pick_made", "round": 1, "player": "Caro"},
         {"type": "round_resolved", "round": 1}]
     table.next_step()
     change = seen[-1][0]
     step = change.happened[0]
     assert isinstance(step, StepShown) and step.kind == "reveal" and not step.skipped
-    assert change.view["happened"] == [step.public()]
+    assert orjson.loads(change.happened_json) == [step.public()]
+    assert "happened" not in change.view  # told beside the view, never in it
     reveal = change.view["playback"]["shown"][step.first]
     assert reveal["type"] == "reveal" and reveal["cards"] == {"Ana": 4, "Ben": 5, "Caro": 6}
     table.skip()

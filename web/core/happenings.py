@@ -5,12 +5,12 @@ them to its listeners on each ``Change``.  Engine events stay ``kalimambo.engine
 objects here; they become dicts only where JSON is written (the public view, the
 event stream, the lights wire).
 
-Each has a public form (``public()``), made once per change into the view's
-``happened`` list: the one account of what happened that the board page, the phones
-and the strip act on (docs/CONTRACTS.md).  None of them works out a step, a skip, an
-undo or the end by comparing two views.  A public form never says more than the view
-does: a pick says who, never what; a step says where its events are in the view's
-``playback.shown``.
+Each has a public form (``public()``), made once per change into the ``happened`` list
+that travels beside the change's patch (never in the view): the one account of what
+happened that the board page, the phones and the strip act on (docs/CONTRACTS.md).
+None of them works out a step, a skip, an undo or the end by comparing two views.  A
+public form never says more than the view does: a pick says who, never what; a step
+says where its events are in the view's ``playback.shown``.
 """
 
 from __future__ import annotations
@@ -270,5 +270,5 @@ TableEvent = (SeatsChanged | GameStarted | PickMade | RoundResolved | StepShown
 
 
 def public_events(happened: tuple[TableEvent, ...]) -> list[Happening]:
-    """The view's ``happened``: what a change did, in the order it did it."""
+    """A change's ``happened``, sent beside its patch: what it did, in order."""
     return [event.public() for event in happened]

@@ -408,6 +408,24 @@ class PublicView(TableView):
 
     replay: ReplayView | None
     booth: BoothView
+
+
+PatchOperation = TypedDict("PatchOperation", {  # "from" is a Python keyword
+    "op": Annotated[str, Schema(enum=("test", "add", "replace", "remove", "copy"))],
+    "path": str,
+    "from": NotRequired[str],
+    "value": NotRequired[object],
+})
+"""One operation of the JSON Patch (RFC 6902) the table sends, of the kinds it uses."""
+
+
+class ChangeMessage(TypedDict):
+    """A change as the event stream's ``patch`` event and the lights' ``patch`` message
+    carry it (docs/API.md#live-updates-server-sent-events): the JSON Patch from the view
+    before, and beside it what the change did (never a key of the view: a whole view is
+    drawn as it is)."""
+
+    patch: list[PatchOperation]
     happened: list[Happening]
 
 

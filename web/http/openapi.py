@@ -15,6 +15,7 @@ from typing import Any
 from kalimambo.engine.pacing import PACINGS
 from kalimambo.web.core.seats import NAME_MAX
 from kalimambo.web.core.viewtypes import (
+    ChangeMessage,
     LightsView,
     PlaybackView,
     PrivateView,
@@ -38,7 +39,8 @@ STR = {"type": "string"}
 BOOL = {"type": "boolean"}
 PACING = {"enum": list(PACINGS)}
 
-VIEWS = components_of(PublicView, PrivateView, LightsView, PlaybackView, ReplayView)
+VIEWS = components_of(PublicView, PrivateView, LightsView, PlaybackView, ReplayView,
+                      ChangeMessage)
 """The views' schemas, by their TypedDicts' names."""
 
 SCHEMAS: dict[str, Any] = {
@@ -139,7 +141,8 @@ PATHS: dict[str, Any] = {
     "/api/v1/openapi.json": {"get": _op("this document", _ok({"type": "object"}))},
     "/api/v1/state": {"get": _op("the public view", {**_ok(VIEW), **_errors()})},
     "/api/v1/events": {"get": _op(
-        "Server-Sent Events: the public view as each data: line", {
+        "Server-Sent Events: the public view (a seat's own with ?token=) as the first "
+        "data: line, then each change as a 'patch' event whose data is a ChangeMessage", {
             "200": {"description": "an endless event stream",
                     "content": {"text/event-stream": {"schema": STR}}},
             **_errors(503)},

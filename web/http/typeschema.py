@@ -33,7 +33,9 @@ from kalimambo.web.core.viewtypes import Schema
 JSON = dict[str, Any]
 SCALARS: dict[object, JSON] = {str: {"type": "string"}, int: {"type": "integer"},
                                float: {"type": "number"}, bool: {"type": "boolean"},
-                               type(None): {"type": "null"}, None: {"type": "null"}}
+                               type(None): {"type": "null"}, None: {"type": "null"},
+                               object: {}}
+"""``object``: any JSON value (a JSON Patch operation's ``value``)."""
 
 
 def ref(name: str) -> dict[str, str]:

@@ -63,7 +63,8 @@ class Hub:
         """Every change, as the event streams get it: its patch (diffed once, for every
         listener), the first view whole. The lights process reads what it draws from it
         (firmware/stripview.py)."""
-        self.lights.send(patch_message(change.patch_json) if change.patch_json is not None
+        self.lights.send(patch_message(change.patch_json, change.happened_json)
+                         if change.patch_json is not None
                          else whole_message(change.view_json))
 
     def _lights_changed(self) -> None:

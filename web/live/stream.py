@@ -48,14 +48,16 @@ def view_event(change: Change, own: MeView | None = None) -> bytes:
 
 
 def patch_event(change: Change, own_ops: list[Op] | None = None) -> bytes:
-    """What changed, as an SSE ``patch`` event (a JSON Patch, one line); ``own_ops``:
-    what changed in a seat's ``me``, after the public operations."""
+    """What changed, as an SSE ``patch`` event, one line: ``{"patch": [JSON Patch],
+    "happened": [...]}``, what the change did beside the patch; ``own_ops``: what changed
+    in a seat's ``me``, after the public operations."""
     if change.patch_json is None:
         return view_event(change)
     patch = change.patch_json
     if own_ops:
         patch = patch[:-1] + b"," + orjson.dumps(own_ops)[1:]
-    return b"event: patch\nid: %d\ndata: %s\n\n" % (change.version, patch)
+    return b'event: patch\nid: %d\ndata: {"patch":%s,"happened":%s}\n\n' % (
+        change.version, patch, change.happened_json)
 
 
 def own_changes(before: MeView | None, after: MeView | None) -> list[Op]:

@@ -46,8 +46,8 @@ function showMoment(view) {
   document.body.dataset.moment = stepKey(view);
 }
 
-/* What the table says happened, as the board acts on it (view.happened): nothing here
-   compares two views. */
+/* What the table says happened, as the board acts on it (told beside each patch): nothing
+   here compares two views. */
 const START_AFRESH = new Set(["step_skipped", "round_undone", "lobby_opened",
   "replay_started", "replay_stopped"]);
 /** What a playback tells (the table's own, or a replay's: "replay": true). */
@@ -55,9 +55,9 @@ const PLAYBACK = new Set(["step_shown", "step_skipped", "playback_ended"]);
 
 /** The table's account of the change, for the board shown: during a replay the
     replay's steps, else the table's own. */
-function told(tableView) {
+function told(tableView, happened) {
   const replaying = Boolean(tableView.replay);
-  return (tableView.happened || []).filter((ev) =>
+  return happened.filter((ev) =>
     !PLAYBACK.has(ev.type) || Boolean(ev.replay) === replaying);
 }
 
@@ -185,14 +185,15 @@ function drawAfresh(view) {
   if (!board.playing) scheduleRender();
 }
 
-function onView(tableView, whole) {
+/** A view from the stream and what its change did (`happened`, told beside it). */
+function onView(tableView, whole, happened) {
   const view = shownView(tableView);  // a replay's board, or the table's own
   board.table = tableView;
   board.latest = view;
   if (!board.playing) board.view = view;  // else the step being animated keeps its own
   const shown = (view.playback && view.playback.shown) || [];
   let acted = false;
-  for (const ev of whole || !board.shown ? [] : told(tableView)) {
+  for (const ev of whole || !board.shown ? [] : told(tableView, happened)) {
     const round = ev.round || 0;
     if (ev.type === "step_shown") {  // the cursor moved: animate that step
       const events = shown.slice(ev.first, ev.first + ev.count);
@@ -362,7 +363,7 @@ function showStripIfSimulated(view) {
   startStrip();
 }
 
-live((tableView, whole) => {
-  onView(tableView, whole);
+live((tableView, whole, _token, happened) => {
+  onView(tableView, whole, happened);
   showStripIfSimulated(tableView);
 });

@@ -45,8 +45,9 @@ async function join(event) {
 }
 
 /** A view from the stream; `token`: the seat token the stream was opened with (its
-    view then holds the seat's "me", or none when the table no longer knows the seat). */
-function onView(view, whole, token) {
+    view then holds the seat's "me", or none when the table no longer knows the seat);
+    `happened`: what the change did, told beside it. */
+function onView(view, whole, token, happened) {
   // a change of pick the round's end overtook (the last player picked first): say so
   const before = phone.view;
   const late = before && before.phase === "picking" && view.phase !== "picking"
@@ -63,7 +64,7 @@ function onView(view, whole, token) {
   }
   render(phone);
   if (!phone.me) return;
-  if (whole) onWoken(phone, view); else onHappened(phone, view);
+  if (whole) onWoken(phone, view); else onHappened(phone, view, happened);
 }
 
 // ----------------------------------------------------- event handlers

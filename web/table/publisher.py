@@ -1,5 +1,5 @@
 """The table's views as its listeners get them: numbered, made into JSON once, with the
-JSON Patch from the view before and what happened.
+JSON Patch from the view before and, beside it, what happened.
 
 The table builds each view (``kalimambo.web.core.view``), with its version and what
 happened; the publisher keeps the latest (``current``: what a new stream or an answer
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from kalimambo.web.core.happenings import TableEvent
+from kalimambo.web.core.happenings import TableEvent, public_events
 from kalimambo.web.core.viewdiff import diff
 from kalimambo.web.core.viewtypes import MeView, PublicView
 
@@ -34,8 +34,11 @@ class Change:
     patch_json: bytes | None
     """The JSON Patch from the view before (None for the first view)."""
     happened: tuple[TableEvent, ...] = ()
-    """What the command did, in order (empty for a refresh); the view's ``happened``
-    is their public form."""
+    """What the command did, in order (empty for a refresh): beside the view, never in it
+    (a whole view is drawn as it is; a patch's change is told with it)."""
+    happened_json: bytes = b"[]"
+    """Their public forms (docs/API.md#what-happened) as JSON, made once for every
+    listener."""
     own: Mapping[str, MeView] = field(default_factory=dict)
     """Each seat's own part of its view at this version (``me``), by seat id: only that
     seat's stream carries it."""
@@ -60,12 +63,13 @@ class Publisher:
 
     def publish(self, view: PublicView, happened: tuple[TableEvent, ...],
                 own: Mapping[str, MeView]) -> Change:
-        """``view`` (built with ``next_version()``, its ``happened`` the events' public
-        form) becomes the current one; ``own``: each seat's own part beside it."""
+        """``view`` (built with ``next_version()``) becomes the current one, ``happened``
+        what the change did; ``own``: each seat's own part beside it."""
         before = self._current
         patch = orjson.dumps(diff(before.view, view)) if before is not None else None
         change = self._current = Change(self.version, view, orjson.dumps(view), patch,
-                                        happened, own)
+                                        happened, orjson.dumps(public_events(happened)),
+                                        own)
         for listener in list(self.listeners):
             listener(change)
         return change

@@ -30,7 +30,6 @@ from kalimambo.web.core.happenings import (
     RoundOpened,
     RoundUndone,
     TableEvent,
-    public_events,
 )
 from kalimambo.web.core.plans import (
     AddSeats,
@@ -201,8 +200,7 @@ class Table:
                 self.day.start(), self.streams.connected),
                 last_step=ending is not None and not ending.replay),
             "replay": self.replays.view(ending is not None and ending.replay),
-            "booth": self._booth(),
-            "happened": public_events(happened)}
+            "booth": self._booth()}
         self.publisher.publish(view, happened,
                                {seat.id: own_view(state, seat) for seat in state.seats})
 

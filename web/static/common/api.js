@@ -188,6 +188,15 @@ import { currentLang, hasMessage, t } from "./i18n.js";
    @property {number} day_start
    @property {Replay | null} replay
    @property {Booth} booth
+
+   @typedef {object} PatchOperation  one operation of the JSON Patch the table sends
+   @property {string} op
+   @property {string} path
+   @property {string} [from]
+   @property {unknown} [value]
+
+   @typedef {object} ChangeMessage  a "patch" event's data: the change, and what it did
+   @property {PatchOperation[]} patch
    @property {Happened[]} happened
 
    @typedef {object} Me  a seat's own, in GET /api/v1/me's view

@@ -13,12 +13,13 @@ export function setConnected(ok) {
 }
 
 /** Follow the public view: one EventSource, reopened when it closes for good. The
-    stream sends the whole view first, then "patch" events (JSON Patch) with only what
-    changed; a patch that does not fit (a missed message) reopens the stream.
+    stream sends the whole view first, then "patch" events with only what changed (a
+    JSON Patch) and, beside it, what the change did; a patch that does not fit (a missed
+    message) reopens the stream.
 
-    onView(view, whole, token) gets every view: `whole` for the stream's first view or a
-    fresh start (draw it as it is), else a patch's, whose view.happened says what
-    that change did (animate it). #conn shows the connection state; tokenOf() gives
+    onView(view, whole, token, happened) gets every view: `whole` for the stream's first
+    view or a fresh start (draw it as it is, `happened` empty), else a patch's, whose
+    `happened` says what that change did (animate it). #conn shows the connection state; tokenOf() gives
     the seat's token, so the table knows that seat is connected and the stream carries
     that seat's own view (its "me"); `token` is the one this stream was opened with.
     Returns {reconnect} for pages that wake up from sleep. */
@@ -44,13 +45,16 @@ export function live(onView, tokenOf) {
       delay = 1000;
       current = view;
       setConnected(true);
-      onView(view, true, opened);
+      onView(view, true, opened, []);
     };
     source.addEventListener("patch", (message) => {
       if (!current) return;
       let view;
+      /** @type {import("./api.js").ChangeMessage} */
+      let change;
       try {
-        view = applyPatch(current, JSON.parse(message.data));
+        change = JSON.parse(message.data);
+        view = applyPatch(current, change.patch);
       } catch (e) {
         if (current && Number(message.lastEventId) <= current.version) return;
         current = null;
@@ -58,7 +62,7 @@ export function live(onView, tokenOf) {
         return;
       }
       current = view;
-      onView(view, false, opened);
+      onView(view, false, opened, change.happened || []);
     });
     source.onerror = () => {
       setConnected(false);

@@ -10,6 +10,7 @@ import { playbackLine } from "../common/playline.js";
 import { mySeat } from "./state.js";
 
 /** @typedef {import("../common/api.js").View} View */
+/** @typedef {import("../common/api.js").Happened} Happened */
 /** @typedef {import("./state.js").Phone} Phone */
 
 // closed, the reveal gives focus back to where it was, or else to the first card in hand
@@ -148,13 +149,13 @@ function renderLast(phone) {
   fillStory($("last-story"), story(entry, phone.me.name, view));
 }
 
-/** Act on what the table says happened (view.happened; never a comparison of two
-    views): a round's playback ended, so its reveal opens here (the last round's stays
+/** Act on what the table says happened (told beside the view; never a comparison of
+    two views): a round's playback ended, so its reveal opens here (the last round's stays
     in the page under the final ranking: game over comes first, nothing on top of it);
     an undo or a new lobby takes the open reveal away.
-    @param {Phone} phone */
-export function onHappened(phone, view) {
-  for (const ev of view.happened || []) {
+    @param {Phone} phone  @param {View} view  @param {Happened[]} happened */
+export function onHappened(phone, view, happened) {
+  for (const ev of happened) {
     if (ev.type === "playback_ended" && !ev.replay && view.last_round) {
       phone.seenRound = view.last_round.round;
       if (view.phase === "finished") sheet.close();
