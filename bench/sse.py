@@ -139,7 +139,7 @@ class Streams:
         source = f"127.0.{self.net}.{2 + len(self.buffers) // 8}"
         sock = socket.create_connection(("127.0.0.1", self.port), source_address=(source, 0))
         token = self.tokens[len(self.buffers)] if self.tokens else ""
-        query = f"?token={token}".encode() if token else b""
+        query = b"?patches=1" + (f"&token={token}".encode() if token else b"")
         sock.sendall(b"GET /api/v1/events%s HTTP/1.1\r\nHost: bench\r\n"
                      b"Accept: text/event-stream\r\n\r\n" % query)
         sock.setblocking(False)

@@ -90,7 +90,7 @@ class SseClient:
 
     def __init__(self, port: int, token: str | None = None, source: str = "127.0.0.1"
                  ) -> None:
-        path = "/api/v1/events" + (f"?token={token}" if token else "")
+        path = "/api/v1/events?patches=1" + (f"&token={token}" if token else "")
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=20,
                                              source_address=(source, 0))
         self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())

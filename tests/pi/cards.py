@@ -179,6 +179,12 @@ def check_nothing_of_the_builder(image: Path) -> list[str]:
             if not (masked.is_symlink() and str(masked.readlink()) == "/dev/null"):
                 problems.append(f"{unit}.service is not masked")
         absent(root, "/var/lib/kalimambo-card-applied", "a card's own setup fingerprint")
+        # A boot partition that does not come up in time must not stop the card's boot.
+        boot_lines = [line.split() for line in (root / "etc/fstab").read_text().splitlines()
+                      if len(line.split()) >= 4 and line.split()[1] == "/boot/firmware"]
+        looked.append("nofail on the boot partition's line in /etc/fstab (a positive check)")
+        if not boot_lines or "nofail" not in boot_lines[0][3].split(","):
+            problems.append(f"the boot partition's fstab line would stop the boot: {boot_lines}")
         for script in ("hooks/kalimambo", "scripts/init-bottom/kalimambo-machine-id"):
             looked.append(f"the initramfs's {script} (a positive check)")
             if not (root / "etc/initramfs-tools" / script).exists():

@@ -39,7 +39,7 @@ class Stream:
     patches applied to it (``kalimambo.web.core.viewdiff``), one view at a time."""
 
     def __init__(self, client: Any, token: str | None = None) -> None:
-        url = "/api/v1/events" + (f"?token={token}" if token else "")
+        url = "/api/v1/events?patches=1" + (f"&token={token}" if token else "")
         self.response = client.get(url, buffered=False)
         assert self.response.status_code == 200
         assert self.response.mimetype == "text/event-stream"

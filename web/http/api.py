@@ -105,8 +105,10 @@ def state() -> Response:
 
 @bp.get("/events")
 def events() -> Response:
-    """Server-Sent Events; ``?token=`` (a seat's) marks that seat as connected."""
-    stream = hub().stream(request.args.get("token") or bearer())
+    """Server-Sent Events: every change as the whole view, or with ``?patches=1`` (the
+    table's pages) as its patch; ``?token=`` (a seat's) marks that seat as connected."""
+    stream = hub().stream(request.args.get("token") or bearer(),
+                          patches=request.args.get("patches") == "1")
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"

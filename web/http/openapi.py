@@ -141,13 +141,16 @@ PATHS: dict[str, Any] = {
     "/api/v1/openapi.json": {"get": _op("this document", _ok({"type": "object"}))},
     "/api/v1/state": {"get": _op("the public view", {**_ok(VIEW), **_errors()})},
     "/api/v1/events": {"get": _op(
-        "Server-Sent Events: the public view (a seat's own with ?token=) as the first "
-        "data: line, then each change as a 'patch' event whose data is a ChangeMessage", {
+        "Server-Sent Events: the public view (a seat's own with ?token=) as each data: "
+        "line, at once and at every change; with ?patches=1 the whole view first, then "
+        "each change as a 'patch' event whose data is a ChangeMessage", {
             "200": {"description": "an endless event stream",
                     "content": {"text/event-stream": {"schema": STR}}},
             **_errors(503)},
         parameters=[{"name": "token", "in": "query", "required": False,
-                     "schema": STR}])},
+                     "schema": STR},
+                    {"name": "patches", "in": "query", "required": False,
+                     "schema": {"enum": ["1"]}}])},
     "/api/v1/record": {"get": _op("this game's record", {**_ok(ref("Record")),
                                                         **_errors(409)})},
     "/api/v1/games": {"get": _op("the archive", {**_ok({

@@ -76,11 +76,12 @@ class Hub:
             self.table.refresh()
 
     # -- what the API calls -------------------------------------------------------------
-    def stream(self, token: str | None) -> Iterator[bytes]:
+    def stream(self, token: str | None, patches: bool = False) -> Iterator[bytes]:
         """One event stream's body: subscribed and counted (``token``: a seat's, which
         shows as connected while it is open, and whose own view the stream then
         carries) under the table's lock, so it starts from exactly the change it was
-        subscribed at."""
+        subscribed at; every change as the whole view, or with ``patches`` as its
+        patch (the table's pages)."""
         table = self.table
 
         def start(q: queue.Queue[Item]) -> tuple[Change, str | None]:
@@ -90,7 +91,8 @@ class Hub:
                 return table.current, seat
 
         return self.broadcaster.stream(start, lambda: table.current,
-                                       on_close=lambda: table.stream_closed(token))
+                                       on_close=lambda: table.stream_closed(token),
+                                       patches=patches)
 
     def lights_frame(self) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
         """The strip's frame as sent, and as a person sees it."""

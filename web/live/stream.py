@@ -1,7 +1,10 @@
 """Live updates: Server-Sent Events, one bounded queue per client.
 
-A stream gets the whole view when it opens, then only what changed: each change's JSON
-Patch (``kalimambo.web.core.viewdiff``), made once for every stream.  A seat's stream
+A plain stream sends the whole view at every change, as any SSE client expects.  A
+stream opened with ``patches`` (the table's own pages) gets the whole view when it
+opens, then only what changed: each change's JSON Patch
+(``kalimambo.web.core.viewdiff``) with what the change did beside it, made once for
+every stream.  A seat's stream
 (opened with its token) carries that seat's own view: the public view plus ``me``, its
 hand and pick, and each patch the public one plus what changed in ``me``, so a phone
 never asks ``GET /me`` after a push.  A client whose queue fills up (it fell behind) is
@@ -105,8 +108,10 @@ class Broadcaster:
             self._clients.discard(q)
 
     def stream(self, start: Start, current: Callable[[], Change],
-               on_close: Callable[[], None] = lambda: None) -> Iterator[bytes]:
-        """The body of one stream: the whole view at once, then patches and heartbeats.
+               on_close: Callable[[], None] = lambda: None, patches: bool = True
+               ) -> Iterator[bytes]:
+        """The body of one stream: the whole view at once, then at every change its
+        patch (``patches``) or the whole view again, and heartbeats.
 
         ``start`` subscribes the queue and returns the current change and the seat whose
         stream this is, if any (the caller does both under the table's lock).  Nothing
@@ -137,6 +142,10 @@ class Broadcaster:
                 if change.version <= shown:
                     continue
                 shown = change.version
+                if not patches:
+                    own = change.own.get(seat) if seat else None
+                    yield view_event(change, own)
+                    continue
                 if seat is None:
                     yield public
                     continue

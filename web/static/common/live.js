@@ -37,8 +37,9 @@ export function live(onView, tokenOf) {
     if (source) source.close();
     const token = tokenOf ? tokenOf() : null;
     const opened = token;
-    source = new EventSource(token ? `/api/v1/events?token=${encodeURIComponent(token)}`
-      : "/api/v1/events");
+    source = new EventSource(token
+      ? `/api/v1/events?patches=1&token=${encodeURIComponent(token)}`
+      : "/api/v1/events?patches=1");
     source.onmessage = (message) => {
       let view;
       try { view = JSON.parse(message.data); } catch (e) { return; }
