@@ -249,14 +249,15 @@ def first_a_record(packet: bytes) -> str | None:
 
 
 def streams(count: int, seconds: float) -> dict[str, Any]:
-    """Phones' event streams, each from an address of its own (the table allows a few per
-    address), held open while the memory is read."""
+    """Phones' event streams (with patches, as the phone page opens them), each from an
+    address of its own (the table allows a few per address), held open while the memory
+    is read."""
     held = []
     for i in range(count):
         sock = socket.socket()
         sock.bind((f"127.0.{1 + i // 250}.{2 + i % 250}", 0))
         sock.connect(("127.0.0.1", 80))
-        sock.sendall(b"GET /api/v1/events HTTP/1.1\r\nHost: kalimambo\r\n"
+        sock.sendall(b"GET /api/v1/events?patches=1 HTTP/1.1\r\nHost: kalimambo\r\n"
                      b"Accept: text/event-stream\r\n\r\n")
         held.append(sock)
     opened = 0
