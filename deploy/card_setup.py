@@ -464,10 +464,8 @@ def main() -> int:
     read_only = bool(settings.own.get("card.read_only", True))
     print(f"the root is {'read-only' if read_only_in(KERNEL_CMDLINE.read_text()) else 'writable'}"
           " this boot", flush=True)
-    reboot = ""
-    if not boot_mounted:
-        pass  # config.txt and cmdline.txt are not there to change: no reboot for them
-    elif read_bytes(CONFIG_FILE) != config_before:
+    reboot = ""  # (without the boot partition there is no config.txt or cmdline.txt)
+    if boot_mounted and read_bytes(CONFIG_FILE) != config_before:
         reboot = "the strip's driver changed (config.txt)"
     if boot_mounted and CMDLINE_FILE.exists() and set_read_only(CMDLINE_FILE, read_only):
         reboot = f"the root becomes {'read-only' if read_only else 'writable'} (cmdline.txt)"

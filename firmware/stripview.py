@@ -34,8 +34,8 @@ class StripSeat:
 
 @dataclass(frozen=True, slots=True)
 class Told:
-    """One entry of the view's ``happened`` (docs/API.md#what-happened), with the fields
-    the strip acts on."""
+    """One entry of a change's ``happened``, told beside its patch
+    (docs/API.md#what-happened), with the fields the strip acts on."""
 
     type: str
     kind: str = ""
@@ -72,7 +72,6 @@ class StripPlayback:
 class StripState:
     """What the strip draws from, as of one message of the table."""
 
-    version: int = 0
     phase: str = "lobby"
     game_id: str = ""
     round: int = 0
@@ -166,7 +165,6 @@ def read_strip(view: PublicView | Mapping[str, Any],
     placing = view.get("placing")
     length = board.get("track_length")
     return StripState(
-        version=_int(view.get("version")),
         phase=str(board.get("phase") or "lobby"),
         game_id=str(board.get("game_id")),
         round=_int(board.get("round")),
